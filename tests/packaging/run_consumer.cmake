@@ -1,0 +1,17 @@
+# Installs nexttok (headers + package config only) into WORK_DIR/prefix, then builds and runs the
+# consumer project against it with find_package(nexttok CONFIG REQUIRED).
+file(REMOVE_RECURSE ${WORK_DIR})
+function(run)
+  execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "command failed (${rc}): ${ARGV}\n${out}\n${err}")
+  endif()
+endfunction()
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/nexttok-build -G ${GENERATOR}
+    -DNEXTTOK_BUILD_TESTS=OFF -DNEXTTOK_BUILD_BENCHMARKS=OFF -DNEXTTOK_BUILD_EXAMPLES=OFF
+    -DCMAKE_INSTALL_PREFIX=${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --install ${WORK_DIR}/nexttok-build)
+run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/consumer-build -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer-build)
+run(${WORK_DIR}/consumer-build/consumer)
