@@ -1,0 +1,32 @@
+// Opens a model file and picks the loader by its content: GGUF (magic "GGUF") or a llama2.c
+// checkpoint (anything else is read as its 28-byte header, which the loader validates).
+#pragma once
+
+#include <nexttok/error.hpp>
+#include <nexttok/io/gguf.hpp>
+#include <nexttok/model/gguf_loader.hpp>
+#include <nexttok/model/llama2c_loader.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+namespace nexttok {
+
+inline bool is_gguf_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw io_error(path.string() + ": cannot open");
+    std::uint32_t magic = 0;
+    in.read(reinterpret_cast<char*>(&magic), sizeof magic);
+    return in.gcount() == sizeof magic && magic == gguf_magic;
+}
+
+inline std::shared_ptr<const model> load_model(const std::filesystem::path& path) {
+    if (std::filesystem::is_directory(path))
+        throw unsupported_error(path.string() + ": is a directory (expected a GGUF file or a llama2.c checkpoint)");
+    return is_gguf_file(path) ? load_gguf_model(path) : load_llama2c_model(path);
+}
+
+}  // namespace nexttok

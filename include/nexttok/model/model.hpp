@@ -1,0 +1,61 @@
+// A loaded model: its hyper-parameters, typed views of its weights, and the mapped file that holds
+// them. Weights are used in place from the mapping (zero copy). Immutable and thread-safe after
+// loading; share it with std::shared_ptr<const model> between decoders.
+#pragma once
+
+#include <nexttok/io/gguf.hpp>
+#include <nexttok/io/mapped_file.hpp>
+#include <nexttok/model/model_config.hpp>
+#include <nexttok/model/model_weights.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace nexttok {
+
+enum class model_file_format { gguf, llama2c };
+
+class model {
+public:
+    // The mapping that holds the weights; the views in `weights` point into it.
+    using source = std::variant<gguf_file, mapped_file>;
+
+    model(model_config config, model_weights weights, source src)
+        : config_(std::move(config)), weights_(std::move(weights)), source_(std::move(src)) {}
+
+    model(const model&) = delete;
+    model& operator=(const model&) = delete;
+
+    const model_config& config() const noexcept { return config_; }
+    const model_weights& weights() const noexcept { return weights_; }
+    model_file_format format() const noexcept {
+        return std::holds_alternative<gguf_file>(source_) ? model_file_format::gguf : model_file_format::llama2c;
+    }
+    // The GGUF metadata (for the tokenizer, say), or nullptr for a llama2.c checkpoint.
+    const gguf_file* gguf() const noexcept { return std::get_if<gguf_file>(&source_); }
+    const mapped_file& file() const noexcept {
+        if (const gguf_file* g = gguf()) return g->file();
+        return std::get<mapped_file>(source_);
+    }
+    std::string file_name() const { return file().name(); }
+
+    // Bytes of weights one decode step reads (the classifier once, even when tied).
+    std::uint64_t weight_bytes() const noexcept {
+        std::uint64_t n = weights_.output_norm.n_bytes + weights_.output.n_bytes;
+        for (const layer_weights& l : weights_.layers)
+            for (const tensor_view* t : {&l.attn_norm, &l.attn_q, &l.attn_k, &l.attn_v, &l.attn_output, &l.ffn_norm,
+                                         &l.ffn_gate, &l.ffn_up, &l.ffn_down})
+                n += t->n_bytes;
+        return n;
+    }
+
+private:
+    model_config config_;
+    model_weights weights_;
+    source source_;
+};
+
+}  // namespace nexttok

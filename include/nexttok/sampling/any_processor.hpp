@@ -1,0 +1,63 @@
+// A type-erased logits_processor, for chains assembled at run time (dynamic_chain). Holds any
+// copyable processor by value on the heap (one allocation at construction, none per token); each call
+// is one virtual dispatch, once per token, never per element. accept() and reset() forward when the
+// processor has them and do nothing otherwise. Copying clones the processor with its state. A
+// moved-from any_processor may only be assigned to or destroyed. Not thread-safe.
+#pragma once
+
+#include <nexttok/sampling/candidates.hpp>
+#include <nexttok/sampling/concepts.hpp>
+#include <nexttok/types.hpp>
+
+#include <concepts>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+namespace nexttok {
+
+class any_processor {
+public:
+    template <class P>
+        requires(!std::same_as<std::remove_cvref_t<P>, any_processor> && logits_processor<std::remove_cvref_t<P>> &&
+                 std::copy_constructible<std::remove_cvref_t<P>>)
+    any_processor(P&& processor)  // NOLINT: implicit, as std::function, so {top_k{40}, ...} reads well
+        : self_(std::make_unique<model_<std::remove_cvref_t<P>>>(std::forward<P>(processor))) {}
+
+    any_processor(const any_processor& other) : self_(other.self_->clone()) {}
+    any_processor(any_processor&&) noexcept = default;
+    any_processor& operator=(const any_processor& other) {
+        if (this != &other) self_ = other.self_->clone();
+        return *this;
+    }
+    any_processor& operator=(any_processor&&) noexcept = default;
+    ~any_processor() = default;
+
+    void apply(candidates& c) { self_->apply(c); }
+    void accept(token_id token) { self_->accept(token); }
+    void reset() { self_->reset(); }
+
+private:
+    struct interface_ {
+        virtual ~interface_() = default;
+        virtual void apply(candidates& c) = 0;
+        virtual void accept(token_id token) = 0;
+        virtual void reset() = 0;
+        virtual std::unique_ptr<interface_> clone() const = 0;
+    };
+
+    template <class P>
+    struct model_ final : interface_ {
+        template <class Arg>
+        explicit model_(Arg&& arg) : processor(std::forward<Arg>(arg)) {}
+        void apply(candidates& c) override { processor.apply(c); }
+        void accept(token_id token) override { detail::accept_if_supported(processor, token); }
+        void reset() override { detail::reset_if_supported(processor); }
+        std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(processor); }
+        P processor;
+    };
+
+    std::unique_ptr<interface_> self_;
+};
+
+}  // namespace nexttok

@@ -1,0 +1,67 @@
+// A type-erased sampler: what generate() holds when the sampling policy is chosen at run time (from
+// sampling_options, a config file, a CLI). Wraps any copyable `sampler` (a sampler_chain, a
+// dynamic_chain, a user type) by value on the heap: one allocation at construction, one virtual call
+// per sample()/accept(), none per element. Copying clones the wrapped sampler with its state (llama.cpp's
+// llama_sampler_clone), e.g. one sampler per sequence from a prototype. A moved-from any_sampler may
+// only be assigned to or destroyed. Not thread-safe.
+#pragma once
+
+#include <nexttok/sampling/concepts.hpp>
+#include <nexttok/types.hpp>
+
+#include <concepts>
+#include <memory>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+namespace nexttok {
+
+class any_sampler {
+public:
+    template <class S>
+        requires(!std::same_as<std::remove_cvref_t<S>, any_sampler> && sampler<std::remove_cvref_t<S>> &&
+                 std::copy_constructible<std::remove_cvref_t<S>>)
+    any_sampler(S&& s)  // NOLINT: implicit, as std::function
+        : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(s))) {}
+
+    any_sampler(const any_sampler& other) : self_(other.self_->clone()) {}
+    any_sampler(any_sampler&&) noexcept = default;
+    any_sampler& operator=(const any_sampler& other) {
+        if (this != &other) self_ = other.self_->clone();
+        return *this;
+    }
+    any_sampler& operator=(any_sampler&&) noexcept = default;
+    ~any_sampler() = default;
+
+    token_id sample(std::span<const float> logits) { return self_->sample(logits); }
+    void accept(token_id token) { self_->accept(token); }
+    void reset() { self_->reset(); }
+    float last_logprob() const { return self_->last_logprob(); }
+
+private:
+    struct interface_ {
+        virtual ~interface_() = default;
+        virtual token_id sample(std::span<const float> logits) = 0;
+        virtual void accept(token_id token) = 0;
+        virtual void reset() = 0;
+        virtual float last_logprob() const = 0;
+        virtual std::unique_ptr<interface_> clone() const = 0;
+    };
+
+    template <class S>
+    struct model_ final : interface_ {
+        template <class Arg>
+        explicit model_(Arg&& arg) : wrapped(std::forward<Arg>(arg)) {}
+        token_id sample(std::span<const float> logits) override { return wrapped.sample(logits); }
+        void accept(token_id token) override { wrapped.accept(token); }
+        void reset() override { wrapped.reset(); }
+        float last_logprob() const override { return static_cast<float>(wrapped.last_logprob()); }
+        std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(wrapped); }
+        S wrapped;
+    };
+
+    std::unique_ptr<interface_> self_;
+};
+
+}  // namespace nexttok

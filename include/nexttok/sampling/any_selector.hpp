@@ -1,0 +1,61 @@
+// A type-erased token_selector, the last stage of a dynamic_chain. Same ownership and cost as
+// any_processor: one heap object per selector, one virtual call per token, copying clones the state
+// (for categorical: the RNG position). accept() and reset() forward when the selector has them.
+#pragma once
+
+#include <nexttok/sampling/candidates.hpp>
+#include <nexttok/sampling/concepts.hpp>
+#include <nexttok/types.hpp>
+
+#include <concepts>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+namespace nexttok {
+
+class any_selector {
+public:
+    template <class S>
+        requires(!std::same_as<std::remove_cvref_t<S>, any_selector> && token_selector<std::remove_cvref_t<S>> &&
+                 std::copy_constructible<std::remove_cvref_t<S>>)
+    any_selector(S&& selector)  // NOLINT: implicit, as std::function
+        : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(selector))) {}
+
+    any_selector(const any_selector& other) : self_(other.self_->clone()) {}
+    any_selector(any_selector&&) noexcept = default;
+    any_selector& operator=(const any_selector& other) {
+        if (this != &other) self_ = other.self_->clone();
+        return *this;
+    }
+    any_selector& operator=(any_selector&&) noexcept = default;
+    ~any_selector() = default;
+
+    token_id select(candidates& c) { return self_->select(c); }
+    void accept(token_id token) { self_->accept(token); }
+    void reset() { self_->reset(); }
+
+private:
+    struct interface_ {
+        virtual ~interface_() = default;
+        virtual token_id select(candidates& c) = 0;
+        virtual void accept(token_id token) = 0;
+        virtual void reset() = 0;
+        virtual std::unique_ptr<interface_> clone() const = 0;
+    };
+
+    template <class S>
+    struct model_ final : interface_ {
+        template <class Arg>
+        explicit model_(Arg&& arg) : selector(std::forward<Arg>(arg)) {}
+        token_id select(candidates& c) override { return selector.select(c); }
+        void accept(token_id token) override { detail::accept_if_supported(selector, token); }
+        void reset() override { detail::reset_if_supported(selector); }
+        std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(selector); }
+        S selector;
+    };
+
+    std::unique_ptr<interface_> self_;
+};
+
+}  // namespace nexttok

@@ -1,0 +1,228 @@
+// The candidate set that flows through a sampler chain: the tokens still in play, their (processed)
+// logits and, when computed, their probabilities. Structure of arrays, as llama.cpp's
+// llama_token_data_array but with three parallel vectors instead of an array of {id, logit, p}.
+//
+// Order. "sorted" means: logit descending, ties broken by the lower token id first. Because token
+// ids are unique this key is a strict total order, so every sort or partial sort here has exactly one
+// result whatever the algorithm or the standard library; it equals a stable sort by logit of a set
+// held in id order (the order assign() produces). llama.cpp sorts with std::partial_sort and a bucket
+// sort and leaves ties in unspecified order; we define them. Operations that do not sort keep the
+// current relative order (filters compact in place), so an unsorted set stays in id order unless a
+// user processor permutes it.
+//
+// Memory. assign() sizes every buffer, scratch included, to the vocabulary on the first call; later
+// calls of the same (or a smaller) size never allocate, so a chain can own one candidates object and
+// reuse it for every token. Not thread-safe: one chain, one thread at a time.
+#pragma once
+
+#include <nexttok/types.hpp>
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <span>
+#include <vector>
+
+namespace nexttok {
+
+struct candidates {
+    // Parallel arrays, one entry per candidate: (size()) each, always the same length.
+    std::vector<token_id> ids;
+    std::vector<float> logits;
+    std::vector<float> probs;  // meaningful only while probs_valid
+    // True when the entries are in the order described above (logit desc, then id asc).
+    bool sorted = false;
+    // True when probs == softmax(logits) over exactly the current set. Anything that changes a logit
+    // or removes a candidate clears it; sorting keeps it (probs move with their entries).
+    bool probs_valid = false;
+
+    // Loads a fresh set: ids 0..V-1 with the given logits (V = vocab_logits.size()), unsorted, no
+    // probabilities. Precondition: no logit is NaN (checked by a debug assertion only, hot path).
+    void assign(std::span<const float> vocab_logits) {
+        const std::size_t n = vocab_logits.size();
+        assert(n <= std::size_t{std::numeric_limits<std::uint32_t>::max()});
+        assert(std::none_of(vocab_logits.begin(), vocab_logits.end(), [](float x) { return std::isnan(x); }));
+        reserve_(n);
+        ids.resize(n);
+        std::iota(ids.begin(), ids.end(), token_id{0});
+        logits.assign(vocab_logits.begin(), vocab_logits.end());
+        probs.resize(n);
+        sorted = false;
+        probs_valid = false;
+    }
+
+    std::size_t size() const noexcept { return ids.size(); }
+    bool empty() const noexcept { return ids.empty(); }
+
+    // probs = softmax(logits) over the current set, in float with the maximum subtracted first
+    // (llama.cpp's llama_sampler_softmax_impl, without its sort). Summation runs in array order.
+    void softmax() {
+        if (empty()) return;
+        const float max_l = max_logit();
+        float sum = 0.0f;
+        for (std::size_t i = 0; i < size(); ++i) {
+            const float p = std::exp(logits[i] - max_l);
+            probs[i] = p;
+            sum += p;
+        }
+        for (float& p : probs) p /= sum;
+        probs_valid = true;
+    }
+
+    // Largest logit of the current set; -inf when empty.
+    float max_logit() const noexcept {
+        if (empty()) return -std::numeric_limits<float>::infinity();
+        if (sorted) return logits[0];
+        return *std::max_element(logits.begin(), logits.end());
+    }
+
+    // Position of the first candidate in sorted order (maximum logit, lowest id among ties);
+    // size() when empty. O(n) unless already sorted.
+    std::size_t argmax() const noexcept {
+        if (empty()) return size();
+        if (sorted) return 0;
+        std::size_t best = 0;
+        for (std::size_t i = 1; i < size(); ++i)
+            if (ranks_before_(i, best)) best = i;
+        return best;
+    }
+
+    // Position of token `id` in the current set, or size() when absent. O(n).
+    std::size_t position_of(token_id id) const noexcept {
+        return static_cast<std::size_t>(std::find(ids.begin(), ids.end(), id) - ids.begin());
+    }
+
+    // Sorts the whole set into the order above. O(n log n); no-op when already sorted.
+    void sort() {
+        if (sorted) return;
+        fill_order_();
+        std::sort(order_.begin(), order_.end(), rank_cmp_());
+        gather_(size());
+        sorted = true;
+    }
+
+    // Puts the n first entries of the sorted order at the front, in order, and leaves the others
+    // behind them in their previous relative order (so the result is defined, not library-dependent).
+    // O(n_total + n log n). Sets `sorted` only when n covers the whole set.
+    void sort_prefix(std::size_t n) {
+        if (sorted) return;
+        if (n + 1 >= size()) {
+            sort();
+            return;
+        }
+        if (n == 0) return;
+        select_top_(n);
+        // The remainder: every position that ranks after the last selected one, in original order.
+        const std::uint32_t last = order_[n - 1];
+        std::size_t out = n;
+        for (std::uint32_t pos = 0; pos < size(); ++pos)
+            if (ranks_before_(last, pos)) order_[out++] = pos;
+        assert(out == size());
+        gather_(size());
+    }
+
+    // Keeps the k first entries of the sorted order, sorted (llama.cpp's top-k partial sort).
+    // k >= size() sorts everything and removes nothing. O(n + k log k).
+    void keep_top(std::size_t k) {
+        if (k >= size()) {
+            sort();
+            return;
+        }
+        if (sorted) {
+            truncate(k);
+            return;
+        }
+        if (k > 0) select_top_(k);
+        gather_(k);
+        sorted = true;
+        probs_valid = false;
+    }
+
+    // Keeps the first n entries of the current order.
+    void truncate(std::size_t n) {
+        if (n >= size()) return;
+        ids.resize(n);
+        logits.resize(n);
+        probs.resize(n);
+        probs_valid = false;
+    }
+
+    // Keeps the candidates at the positions where keep(position) is true, in their current order
+    // (a sorted set stays sorted). keep(i) is called once per position, in increasing order; when it
+    // is called, ids[i] and logits[i] still hold candidate i (compaction only writes below i).
+    template <class Keep>
+    void keep_if(Keep keep) {
+        std::size_t out = 0;
+        for (std::size_t i = 0; i < size(); ++i) {
+            if (!keep(i)) continue;
+            if (out != i) {
+                ids[out] = ids[i];
+                logits[out] = logits[i];
+                probs[out] = probs[i];
+            }
+            ++out;
+        }
+        truncate(out);
+    }
+
+private:
+    // Scratch for sorting: a permutation of positions, and the gathered arrays it is applied into
+    // (swapped with the public vectors afterwards). Sized to the vocabulary by assign().
+    std::vector<std::uint32_t> order_;
+    std::vector<token_id> ids_scratch_;
+    std::vector<float> logits_scratch_;
+    std::vector<float> probs_scratch_;
+
+    void reserve_(std::size_t n) {
+        ids.reserve(n);
+        logits.reserve(n);
+        probs.reserve(n);
+        order_.reserve(n);
+        ids_scratch_.reserve(n);
+        logits_scratch_.reserve(n);
+        probs_scratch_.reserve(n);
+    }
+
+    // True when position a comes before position b in the sorted order.
+    bool ranks_before_(std::size_t a, std::size_t b) const noexcept {
+        return logits[a] > logits[b] || (logits[a] == logits[b] && ids[a] < ids[b]);
+    }
+    auto rank_cmp_() const noexcept {
+        return [this](std::uint32_t a, std::uint32_t b) { return ranks_before_(a, b); };
+    }
+
+    void fill_order_() {
+        order_.resize(size());
+        std::iota(order_.begin(), order_.end(), std::uint32_t{0});
+    }
+
+    // order_[0..n) = the n top positions, in sorted order; order_[n..) unspecified.
+    void select_top_(std::size_t n) {
+        fill_order_();
+        const auto mid = order_.begin() + static_cast<std::ptrdiff_t>(n);
+        std::nth_element(order_.begin(), mid - 1, order_.end(), rank_cmp_());
+        std::sort(order_.begin(), mid - 1, rank_cmp_());
+    }
+
+    // The set becomes entries order_[0..n_out), in that order.
+    void gather_(std::size_t n_out) {
+        ids_scratch_.resize(n_out);
+        logits_scratch_.resize(n_out);
+        probs_scratch_.resize(n_out);
+        for (std::size_t i = 0; i < n_out; ++i) {
+            const std::uint32_t from = order_[i];
+            ids_scratch_[i] = ids[from];
+            logits_scratch_[i] = logits[from];
+            probs_scratch_[i] = probs[from];
+        }
+        ids.swap(ids_scratch_);
+        logits.swap(logits_scratch_);
+        probs.swap(probs_scratch_);
+    }
+};
+
+}  // namespace nexttok

@@ -1,0 +1,64 @@
+// Categorical selection: draws one candidate with probability softmax(logits) over the current set,
+// from a seeded xoshiro256** stream (llama.cpp's "dist" sampler, llama_sampler_dist_apply).
+//
+// Reproduced from llama.cpp:
+//   - empty set: returns no_token. One candidate: returns it without drawing (the stream does not
+//     advance) and sets its probability to 1.
+//   - otherwise probs = softmax (float, max-subtracted) and the draw is an inverse-CDF walk in
+//     array order: u uniform on [0, 1), target = u * sum(probs) (accumulated in double), the first
+//     candidate whose running sum (double) exceeds the target is chosen. probs stay valid.
+//   - reset() reseeds the stream with the construction seed, so the sequence starts over.
+// Differences, on purpose: llama.cpp draws with std::mt19937 + std::uniform_real_distribution, whose
+// output is library-specific; we use xoshiro256** and a 24-bit uniform float (rng.hpp), identical on
+// every platform. llama.cpp stops at running sum >= target, which for u = 0 can pick a leading
+// zero-probability candidate (a -inf logit); we use >, so a candidate of probability 0 is never drawn.
+// Same seed and same candidate sets -> same tokens (the softmax uses std::exp, so bitwise identity
+// across platforms also needs the same libm).
+#pragma once
+
+#include <nexttok/sampling/candidates.hpp>
+#include <nexttok/sampling/rng.hpp>
+#include <nexttok/types.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace nexttok {
+
+class categorical {
+public:
+    explicit categorical(std::uint64_t seed) noexcept : seed_(seed), rng_(seed) {}
+
+    token_id select(candidates& c) {
+        if (c.empty()) return no_token;
+        if (c.size() == 1) {
+            c.probs[0] = 1.0f;
+            c.probs_valid = true;
+            return c.ids[0];
+        }
+        c.softmax();
+        double total = 0.0;
+        for (float p : c.probs) total += p;
+        const double target = static_cast<double>(rng_.uniform_float()) * total;
+        double running = 0.0;
+        std::size_t last_positive = 0;
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            if (c.probs[i] <= 0.0f) continue;
+            running += c.probs[i];
+            if (running > target) return c.ids[i];
+            last_positive = i;
+        }
+        return c.ids[last_positive];  // only reachable through rounding at the very top of [0, 1)
+    }
+
+    void reset() noexcept { rng_.seed(seed_); }
+
+    std::uint64_t seed() const noexcept { return seed_; }
+    const xoshiro256ss& rng() const noexcept { return rng_; }
+
+private:
+    std::uint64_t seed_;
+    xoshiro256ss rng_;
+};
+
+}  // namespace nexttok

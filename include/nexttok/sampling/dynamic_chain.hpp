@@ -1,0 +1,67 @@
+// A sampler chain assembled at run time: a vector of type-erased processors and one type-erased
+// selector, with exactly the semantics of sampler_chain (same order of apply, select, logprob,
+// accept), so the same stages give the same tokens either way. It satisfies `sampler`.
+//
+//   dynamic_chain chain({top_k{40}, top_p{0.95f}, temperature{0.8f}}, categorical{seed});
+//
+// Owns its stages and its candidates buffer; the only per-token costs over the static chain are one
+// virtual call per stage. Copyable (clones every stage with its state); not thread-safe.
+#pragma once
+
+#include <nexttok/error.hpp>
+#include <nexttok/sampling/any_processor.hpp>
+#include <nexttok/sampling/any_selector.hpp>
+#include <nexttok/sampling/candidates.hpp>
+#include <nexttok/sampling/detail/logprob.hpp>
+#include <nexttok/types.hpp>
+
+#include <cassert>
+#include <cstddef>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace nexttok {
+
+class dynamic_chain {
+public:
+    dynamic_chain(std::vector<any_processor> processors, any_selector selector)
+        : processors_(std::move(processors)), selector_(std::move(selector)) {}
+
+    // Throws invalid_argument_error for empty logits.
+    token_id sample(std::span<const float> logits) {
+        if (logits.empty()) throw invalid_argument_error("dynamic_chain::sample: empty logits");
+        candidates_.assign(logits);
+        for (auto& p : processors_) p.apply(candidates_);
+        const token_id token = selector_.select(candidates_);
+        assert(token != no_token && "a selector must pick a token of a non-empty set");
+        last_logprob_ = detail::chosen_logprob(candidates_, token);
+        accept(token);
+        return token;
+    }
+
+    void accept(token_id token) {
+        for (auto& p : processors_) p.accept(token);
+        selector_.accept(token);
+    }
+
+    void reset() {
+        for (auto& p : processors_) p.reset();
+        selector_.reset();
+        last_logprob_ = 0.0f;
+    }
+
+    // See sampler_chain::last_logprob and last_candidates.
+    float last_logprob() const noexcept { return last_logprob_; }
+    const candidates& last_candidates() const noexcept { return candidates_; }
+
+    std::size_t n_processors() const noexcept { return processors_.size(); }
+
+private:
+    std::vector<any_processor> processors_;
+    any_selector selector_;
+    candidates candidates_;
+    float last_logprob_ = 0.0f;
+};
+
+}  // namespace nexttok

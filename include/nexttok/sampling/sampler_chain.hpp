@@ -1,0 +1,113 @@
+// A sampler built at compile time from processors and one selector (llama.cpp's sampler chain, with
+// the stages as value members instead of a vector of pointers):
+//
+//   auto s = make_sampler_chain(top_k{40}, top_p{0.95f}, min_p{0.05f}, temperature{0.8f},
+//                               categorical{seed});
+//   token_id t = s.sample(logits);   // logits: (vocab_size) floats, read only
+//
+// sample(): the chain's candidates buffer is loaded with the logits (no allocation after the first
+// call of the same vocabulary size), every processor is applied in order, the selector picks a token,
+// last_logprob() is set, and accept(token) is called on every stage that has it (processors and
+// selector), as llama_sampler_sample does. Owns its stages and its buffer; movable and copyable when
+// the stages are; not thread-safe.
+#pragma once
+
+#include <nexttok/error.hpp>
+#include <nexttok/sampling/candidates.hpp>
+#include <nexttok/sampling/concepts.hpp>
+#include <nexttok/sampling/detail/logprob.hpp>
+#include <nexttok/types.hpp>
+
+#include <cassert>
+#include <cstddef>
+#include <span>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace nexttok {
+
+namespace detail {
+
+// Stages... = processors..., selector.
+template <class... Stages>
+constexpr bool is_sampler_chain() {
+    if constexpr (sizeof...(Stages) == 0) {
+        return false;
+    } else {
+        using tuple = std::tuple<Stages...>;
+        constexpr std::size_t n = sizeof...(Stages);
+        return []<std::size_t... I>(std::index_sequence<I...>) {
+            return (logits_processor<std::tuple_element_t<I, tuple>> && ...);
+        }(std::make_index_sequence<n - 1>{}) && token_selector<std::tuple_element_t<n - 1, tuple>>;
+    }
+}
+
+}  // namespace detail
+
+template <class... Stages>
+    requires(detail::is_sampler_chain<Stages...>())
+class sampler_chain {
+public:
+    static constexpr std::size_t n_processors = sizeof...(Stages) - 1;
+
+    explicit sampler_chain(Stages... stages) : stages_(std::move(stages)...) {}
+
+    // Throws invalid_argument_error for empty logits (a vocabulary of 0 tokens).
+    token_id sample(std::span<const float> logits) {
+        if (logits.empty()) throw invalid_argument_error("sampler_chain::sample: empty logits");
+        candidates_.assign(logits);
+        apply_processors_(std::make_index_sequence<n_processors>{});
+        const token_id token = std::get<n_processors>(stages_).select(candidates_);
+        assert(token != no_token && "a selector must pick a token of a non-empty set");
+        last_logprob_ = detail::chosen_logprob(candidates_, token);
+        accept(token);
+        return token;
+    }
+
+    // Feeds a token to every stage that accepts tokens, without sampling (e.g. the prompt).
+    void accept(token_id token) {
+        std::apply([token](auto&... stage) { (detail::accept_if_supported(stage, token), ...); }, stages_);
+    }
+
+    // Returns every resettable stage to its initial state (the selector reseeds).
+    void reset() {
+        std::apply([](auto&... stage) { (detail::reset_if_supported(stage), ...); }, stages_);
+        last_logprob_ = 0.0f;
+    }
+
+    // Log-probability of the last sampled token under the distribution the selector drew from: the
+    // softmax of the surviving candidates' processed logits; 0 when one candidate survived.
+    float last_logprob() const noexcept { return last_logprob_; }
+
+    // The candidate set as the selector saw it at the last sample() (probs may not be valid).
+    const candidates& last_candidates() const noexcept { return candidates_; }
+
+    template <std::size_t I>
+    auto& stage() noexcept {
+        return std::get<I>(stages_);
+    }
+    template <std::size_t I>
+    const auto& stage() const noexcept {
+        return std::get<I>(stages_);
+    }
+
+private:
+    template <std::size_t... I>
+    void apply_processors_(std::index_sequence<I...>) {
+        (std::get<I>(stages_).apply(candidates_), ...);
+    }
+
+    std::tuple<Stages...> stages_;
+    candidates candidates_;
+    float last_logprob_ = 0.0f;
+};
+
+// make_sampler_chain(p1, ..., pn, selector): the stages are copied or moved in.
+template <class... Stages>
+    requires(detail::is_sampler_chain<std::decay_t<Stages>...>())
+sampler_chain<std::decay_t<Stages>...> make_sampler_chain(Stages&&... stages) {
+    return sampler_chain<std::decay_t<Stages>...>(std::forward<Stages>(stages)...);
+}
+
+}  // namespace nexttok

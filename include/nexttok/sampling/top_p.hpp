@@ -1,0 +1,72 @@
+// Top-p ("nucleus") filtering (Holtzman et al. 2020, "The Curious Case of Neural Text Degeneration"):
+// keep the smallest set of most probable candidates whose total probability reaches p.
+//
+// Reproduces llama.cpp's top-p sampler (llama_sampler_top_p_apply):
+//   - p >= 1: no-op (checked first: the set is not even softmaxed or sorted).
+//   - otherwise probs = softmax of the current set (float, max-subtracted), the set is sorted, and the
+//     cumulative sum is accumulated in float in sorted order; the set is cut after the first position
+//     i where cum_sum >= p AND i + 1 >= min_keep. Equality counts: with probabilities 0.5, 0.25, ...
+//     and p = 0.75 exactly two candidates are kept. If the sum never reaches p (rounding), all are kept.
+//   - min_keep = 0 behaves as 1 (the first candidate is always kept), as in llama.cpp.
+//   - like llama.cpp for more than 1024 unsorted candidates, only the top 256 are sorted first and the
+//     full sort happens only if their mass is below p; the result is the same, only faster.
+// Afterwards the set is sorted and probs_valid is false (probs keep the pre-cut values, not
+// renormalized, as llama.cpp leaves them). Ties: the candidates order (lower id first) decides.
+#pragma once
+
+#include <nexttok/sampling/candidates.hpp>
+#include <nexttok/sampling/detail/validate.hpp>
+
+#include <cstddef>
+
+namespace nexttok {
+
+class top_p {
+public:
+    // Throws invalid_argument_error when p is NaN.
+    explicit top_p(float p, std::size_t min_keep = 1) : p_(p), min_keep_(min_keep) {
+        detail::require_not_nan(p, "top_p", "p");
+    }
+
+    void apply(candidates& c) const {
+        if (p_ >= 1.0f || c.empty()) return;
+        c.softmax();
+        std::size_t n_sorted = c.size();
+        if (!c.sorted && c.size() > large_set) {
+            c.sort_prefix(first_prefix);
+            n_sorted = first_prefix;
+        } else {
+            c.sort();
+        }
+        float cum_sum = 0.0f;
+        std::size_t n_keep = c.size();
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            if (i == n_sorted) {  // the top prefix was not enough: sort the rest too
+                c.sort();
+                n_sorted = c.size();
+            }
+            cum_sum += c.probs[i];
+            if (cum_sum >= p_ && i + 1 >= min_keep_) {
+                n_keep = i + 1;
+                break;
+            }
+        }
+        if (n_keep < c.size()) {
+            c.truncate(n_keep);
+            c.sorted = true;  // the kept prefix lies within the sorted part
+        }
+    }
+
+    float p() const noexcept { return p_; }
+    std::size_t min_keep() const noexcept { return min_keep_; }
+
+private:
+    // llama.cpp's adaptive sort thresholds.
+    static constexpr std::size_t large_set = 1024;
+    static constexpr std::size_t first_prefix = 256;
+
+    float p_;
+    std::size_t min_keep_;
+};
+
+}  // namespace nexttok
