@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <string>
 
 namespace nexttok {
 
@@ -26,7 +27,13 @@ inline bool is_gguf_file(const std::filesystem::path& path) {
 inline std::shared_ptr<const model> load_model(const std::filesystem::path& path) {
     if (std::filesystem::is_directory(path))
         throw unsupported_error(path.string() + ": is a directory (expected a GGUF file or a llama2.c checkpoint)");
-    return is_gguf_file(path) ? load_gguf_model(path) : load_llama2c_model(path);
+    if (is_gguf_file(path)) return load_gguf_model(path);
+    try {
+        return load_llama2c_model(path);
+    } catch (const format_error& e) {
+        throw format_error(std::string(e.what()) +
+                           " (the file does not start with the GGUF magic, so it was read as a llama2.c checkpoint)");
+    }
 }
 
 }  // namespace nexttok

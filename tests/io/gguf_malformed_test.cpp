@@ -1,0 +1,218 @@
+// Malformed GGUF files, made by truncating or patching the shared stories260K.gguf, must give a
+// format_error (or unsupported_error) whose message names the file, the place and the field,
+// never a crash or a huge allocation.
+#include <nexttok/io/gguf.hpp>
+#include <nexttok/model/load_model.hpp>
+
+#include <file_patch.hpp>
+#include <test_data.hpp>
+
+#include <gtest/gtest.h>
+
+namespace nexttok {
+namespace {
+
+const char* const source = "models/stories260K/stories260K.gguf";
+
+class gguf_malformed : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!std::filesystem::exists(test::data_path(source))) GTEST_SKIP() << "shared test data not found: " << test::data_path(source);
+        original_ = test::read_bytes(test::data_path(source));
+    }
+
+    // Loads the patched bytes as a model and returns the error message; fails if it loads.
+    template <class Error = format_error>
+    std::string load_error(const test::bytes& b, const std::string& name = "bad.gguf") {
+        const auto path = dir_.write(name, b);
+        try {
+            load_model(path);
+        } catch (const Error& e) {
+            const std::string msg = e.what();
+            EXPECT_NE(msg.find(name), std::string::npos) << "message does not name the file: " << msg;
+            return msg;
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << "wrong exception type: " << e.what();
+            return {};
+        }
+        ADD_FAILURE() << "malformed file loaded without error";
+        return {};
+    }
+
+    // Offset of the tensor-directory entry of `name` (its name-length field).
+    std::size_t tensor_entry(const std::string& name) const {
+        return test::find(original_, name) - 8;
+    }
+
+    test::bytes original_;
+    test::temp_dir dir_;
+};
+
+TEST_F(gguf_malformed, bad_magic) {
+    auto b = original_;
+    b[0] = 'X';
+    const auto msg = load_error(b);  // not GGUF, so read as a llama2.c checkpoint and rejected there
+    EXPECT_NE(msg.find("read as a llama2.c checkpoint"), std::string::npos) << msg;
+    test::bytes gguf_like = original_;
+    gguf_like[3] = 'G';
+    const auto path = dir_.write("magic.gguf", gguf_like);
+    try {
+        gguf_file g(path);
+        FAIL();
+    } catch (const format_error& e) {
+        EXPECT_NE(std::string(e.what()).find("magic at offset 0x0"), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(gguf_malformed, unknown_versions) {
+    for (std::uint32_t v : {1u, 4u, 0xffffffffu}) {
+        auto b = original_;
+        test::put<std::uint32_t>(b, 4, v);
+        const auto msg = load_error(b);
+        EXPECT_NE(msg.find("version at offset 0x4"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("expected 2 or 3"), std::string::npos) << msg;
+    }
+}
+
+TEST_F(gguf_malformed, truncated_anywhere) {
+    // Cut in the header, the metadata, the tensor directory and the tensor data.
+    for (std::size_t size : {std::size_t{3}, std::size_t{20}, std::size_t{100}, std::size_t{5000}, std::size_t{14000},
+                             std::size_t{14100}, original_.size() / 2, original_.size() - 1}) {
+        test::bytes b(original_.begin(), original_.begin() + static_cast<std::ptrdiff_t>(size));
+        const auto msg = load_error(b);
+        EXPECT_NE(msg.find("offset 0x"), std::string::npos) << "size " << size << ": " << msg;
+    }
+}
+
+TEST_F(gguf_malformed, absurd_string_length_is_rejected_before_allocating) {
+    auto b = original_;
+    test::put<std::uint64_t>(b, 24, std::uint64_t{1} << 60);  // length of the first key
+    const auto msg = load_error(b);
+    EXPECT_NE(msg.find("metadata key #0 (string of 1152921504606846976 bytes) at offset 0x20"), std::string::npos) << msg;
+}
+
+TEST_F(gguf_malformed, absurd_array_count) {
+    auto b = original_;
+    const std::size_t key = test::find(b, "tokenizer.ggml.tokens");
+    // key bytes, then u32 type (array), u32 element type, u64 count.
+    const std::size_t count = key + std::string("tokenizer.ggml.tokens").size() + 8;
+    test::put<std::uint64_t>(b, count, std::uint64_t{1} << 60);
+    const auto msg = load_error(b);
+    EXPECT_NE(msg.find("array of metadata key 'tokenizer.ggml.tokens'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("cannot fit"), std::string::npos) << msg;
+}
+
+TEST_F(gguf_malformed, absurd_counts_in_header) {
+    auto b = original_;
+    test::put<std::uint64_t>(b, 8, std::uint64_t{1} << 60);
+    EXPECT_NE(load_error(b).find("tensor count"), std::string::npos);
+    b = original_;
+    test::put<std::uint64_t>(b, 16, std::uint64_t{1} << 60);
+    EXPECT_NE(load_error(b).find("metadata key/value count"), std::string::npos);
+}
+
+TEST_F(gguf_malformed, unknown_value_type) {
+    auto b = original_;
+    const std::size_t key = test::find(b, "general.architecture");
+    test::put<std::uint32_t>(b, key + std::string("general.architecture").size(), 99);
+    const auto msg = load_error(b);
+    EXPECT_NE(msg.find("type of metadata key 'general.architecture'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("unknown value type 99"), std::string::npos) << msg;
+}
+
+TEST_F(gguf_malformed, unknown_tensor_type) {
+    auto b = original_;
+    const std::size_t entry = tensor_entry("output_norm.weight");
+    const std::size_t type = entry + 8 + std::string("output_norm.weight").size() + 4 + 8;  // 1 dimension
+    ASSERT_EQ(test::get<std::uint32_t>(b, type), 0u);
+    test::put<std::uint32_t>(b, type, 99);
+    const auto msg = load_error(b);
+    EXPECT_NE(msg.find("tensor 'output_norm.weight' at offset"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("unknown tensor type 99"), std::string::npos) << msg;
+}
+
+TEST_F(gguf_malformed, tensor_data_out_of_bounds) {
+    auto b = original_;
+    const std::size_t entry = tensor_entry("output_norm.weight");
+    const std::size_t offset = entry + 8 + std::string("output_norm.weight").size() + 4 + 8 + 4;
+    test::put<std::uint64_t>(b, offset, std::uint64_t{1} << 40);
+    const auto msg = load_error(b);
+    EXPECT_NE(msg.find("tensor 'output_norm.weight'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("past the end of the file"), std::string::npos) << msg;
+    // An offset that wraps around when the size is added.
+    test::put<std::uint64_t>(b, offset, ~std::uint64_t{0} - 31);
+    EXPECT_NE(load_error(b).find("past the end of the file"), std::string::npos);
+}
+
+TEST_F(gguf_malformed, overlapping_tensors) {
+    auto b = original_;
+    const std::size_t embd = tensor_entry("token_embd.weight");
+    const std::size_t embd_offset = embd + 8 + std::string("token_embd.weight").size() + 4 + 16 + 4;
+    const std::size_t norm = tensor_entry("output_norm.weight");
+    const std::size_t norm_offset = norm + 8 + std::string("output_norm.weight").size() + 4 + 8 + 4;
+    test::put<std::uint64_t>(b, norm_offset, test::get<std::uint64_t>(b, embd_offset) + 64);
+    const auto msg = load_error(b);
+    EXPECT_NE(msg.find("overlaps the data of tensor"), std::string::npos) << msg;
+}
+
+TEST_F(gguf_malformed, shape_does_not_match_hyper_parameters) {
+    auto b = original_;
+    const std::size_t entry = tensor_entry("blk.2.attn_k.weight");
+    const std::size_t dim1 = entry + 8 + std::string("blk.2.attn_k.weight").size() + 4 + 8;
+    ASSERT_EQ(test::get<std::uint64_t>(b, dim1), 32u);
+    test::put<std::uint64_t>(b, dim1, 16);  // fewer rows: still in bounds, wrong for n_kv_heads * head_dim
+    const auto msg = load_error(b);
+    EXPECT_NE(msg.find("tensor 'blk.2.attn_k.weight' at offset 0x"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("shape [64, 16] does not match the hyper-parameters (expected [64, 32])"), std::string::npos) << msg;
+}
+
+TEST_F(gguf_malformed, missing_tensor) {
+    auto b = original_;
+    b[test::find(b, "output_norm.weight")] = 'X';
+    const auto msg = load_error(b);
+    EXPECT_NE(msg.find("tensor 'output_norm.weight' is missing"), std::string::npos) << msg;
+}
+
+TEST_F(gguf_malformed, missing_hyper_parameter) {
+    auto b = original_;
+    b[test::find(b, "llama.block_count")] = 'X';
+    const auto msg = load_error(b);
+    EXPECT_NE(msg.find("metadata key 'llama.block_count' is missing"), std::string::npos) << msg;
+}
+
+TEST_F(gguf_malformed, unsupported_tensor_type_names_itself) {
+    NEXTTOK_REQUIRE_DATA("models/random/tiny-q8_0.gguf");
+    try {
+        load_model(test::data_path("models/random/tiny-q8_0.gguf"));
+        FAIL() << "q8_0 weights are not supported yet";
+    } catch (const unsupported_error& e) {
+        EXPECT_NE(std::string(e.what()).find("tiny-q8_0.gguf: tensor 'token_embd.weight' at offset 0x"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("type q8_0 is not supported"), std::string::npos) << e.what();
+    }
+}
+
+TEST(gguf_file, reads_metadata_of_every_kind) {
+    NEXTTOK_REQUIRE_DATA(source);
+    gguf_file g(test::data_path(source));
+    EXPECT_EQ(g.version(), 3u);
+    EXPECT_EQ(g.alignment(), 32u);
+    EXPECT_EQ(g.data_offset() % 32, 0u);
+    EXPECT_EQ(g.get_string("general.architecture"), "llama");
+    EXPECT_EQ(g.get_uint("llama.embedding_length"), 64u);
+    EXPECT_FLOAT_EQ(static_cast<float>(g.get_float("llama.attention.layer_norm_rms_epsilon")), 1e-5f);
+    const auto tokens = g.get_string_array("tokenizer.ggml.tokens");
+    ASSERT_EQ(tokens.size(), 512u);
+    EXPECT_EQ(tokens[1], "<s>");
+    EXPECT_EQ(tokens[3], "<0x00>");
+    EXPECT_EQ(g.get_f32_array("tokenizer.ggml.scores").size(), 512u);
+    EXPECT_EQ(g.get_i32_array("tokenizer.ggml.token_type")[1], 3);  // control
+    EXPECT_FALSE(g.find_uint("no.such.key").has_value());
+    EXPECT_THROW(g.find_string("llama.block_count"), format_error);  // wrong type is an error, not a default
+    EXPECT_THROW(g.get_string("no.such.key"), format_error);
+    ASSERT_NE(g.find_tensor("blk.4.ffn_down.weight"), nullptr);
+    EXPECT_EQ(g.find_tensor("blk.4.ffn_down.weight")->ne[0], 172u);
+    EXPECT_EQ(g.tensors().size(), 3u + 5u * 9u);
+}
+
+}  // namespace
+}  // namespace nexttok

@@ -1,0 +1,121 @@
+// Properties of the decoder that do not need llama.cpp: reduced-precision Scalars stay close to
+// float, results do not depend on the thread count or on prefill vs decode, and bad calls throw.
+#include <nexttok/cache/kv_cache.hpp>
+#include <nexttok/model/decoder.hpp>
+#include <nexttok/model/load_model.hpp>
+
+#include <reference_logits.hpp>
+#include <test_data.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace nexttok {
+namespace {
+
+const char* const stories_gguf = "models/stories260K/stories260K.gguf";
+
+// Greedy decoding of n tokens from `prompt`, one token per forward call after the prefill.
+// Returns the tokens and, in `all_logits`, the logits of every step.
+template <class Scalar>
+std::vector<token_id> greedy(std::shared_ptr<const model> m, std::vector<token_id> prompt, int n, int n_threads,
+                             std::vector<float>& all_logits) {
+    decoder<Scalar> dec(m, n_threads);
+    kv_cache<Scalar> cache(m->config(), static_cast<std::int64_t>(prompt.size()) + n);
+    const std::int64_t V = m->config().vocab_size;
+    std::vector<float> logits(V);
+    dec.forward(prompt, 0, cache, logits);
+    std::vector<token_id> out;
+    std::int64_t pos = static_cast<std::int64_t>(prompt.size());
+    for (int i = 0; i < n; ++i) {
+        all_logits.insert(all_logits.end(), logits.begin(), logits.end());
+        const auto next = static_cast<token_id>(test::argmax(logits.data(), V));
+        out.push_back(next);
+        dec.forward(std::span<const token_id>(&next, 1), pos++, cache, logits);
+    }
+    return out;
+}
+
+template <class Scalar>
+void expect_close_to_float(const char* scalar_name) {
+    NEXTTOK_REQUIRE_DATA(stories_gguf);
+    auto m = load_model(test::data_path(stories_gguf));
+    std::vector<float> ref_logits, logits;
+    const auto ref = greedy<float>(m, {1}, 30, 1, ref_logits);
+    const auto got = greedy<Scalar>(m, {1}, 30, 1, logits);
+    EXPECT_EQ(got, ref) << scalar_name << ": the first 30 greedy tokens differ from float";
+    // Compare the logits along the float trajectory only while the tokens agree.
+    const double err = test::relative_rms_error(logits, ref_logits);
+    ::testing::Test::RecordProperty("relative_rms_error", std::to_string(err));
+    EXPECT_LT(err, 1e-2) << scalar_name;
+    EXPECT_GT(err, 0.0) << scalar_name << ": identical to float, so the Scalar is not actually used";
+}
+
+TEST(decoder_scalar, half_close_to_float) { expect_close_to_float<Eigen::half>("half"); }
+TEST(decoder_scalar, bfloat16_close_to_float) { expect_close_to_float<Eigen::bfloat16>("bfloat16"); }
+
+TEST(decoder_determinism, one_and_two_threads_bitwise_equal) {
+    NEXTTOK_REQUIRE_DATA("models/random/tiny-f16.gguf");
+    for (const char* file : {stories_gguf, "models/random/tiny-f16.gguf"}) {
+        auto m = load_model(test::data_path(file));
+        std::vector<float> l1, l2;
+        const auto t1 = greedy<float>(m, {1, 403, 407, 261, 378}, 40, 1, l1);
+        const auto t2 = greedy<float>(m, {1, 403, 407, 261, 378}, 40, 2, l2);
+        EXPECT_EQ(t1, t2) << file;
+        ASSERT_EQ(l1.size(), l2.size());
+        EXPECT_EQ(std::memcmp(l1.data(), l2.data(), l1.size() * sizeof(float)), 0) << file << ": logits differ bitwise";
+    }
+}
+
+TEST(decoder_determinism, prefill_equals_token_by_token) {
+    NEXTTOK_REQUIRE_DATA(stories_gguf);
+    auto m = load_model(test::data_path(stories_gguf));
+    const std::vector<token_id> prompt = {1, 403, 407, 261, 378, 290, 300, 258, 400};
+    const std::int64_t V = m->config().vocab_size;
+    decoder<float> dec(m, 2);
+    kv_cache<float> a(m->config(), 16), b(m->config(), 16);
+    std::vector<float> batched(prompt.size() * V), single(V);
+    dec.forward(prompt, 0, a, batched, logits_for::all);
+    for (std::size_t i = 0; i < prompt.size(); ++i) {
+        dec.forward(std::span<const token_id>(&prompt[i], 1), static_cast<std::int64_t>(i), b, single);
+        EXPECT_EQ(std::memcmp(single.data(), batched.data() + i * V, V * sizeof(float)), 0) << "position " << i;
+    }
+}
+
+TEST(decoder_errors, bad_calls_throw_with_a_message) {
+    NEXTTOK_REQUIRE_DATA(stories_gguf);
+    auto m = load_model(test::data_path(stories_gguf));
+    decoder<float> dec(m);
+    kv_cache<float> cache(m->config(), 4);
+    std::vector<float> logits(m->config().vocab_size);
+    const std::vector<token_id> bad = {1, 512};
+    EXPECT_THROW(dec.forward(bad, 0, cache, logits), invalid_argument_error);
+    const std::vector<token_id> five = {1, 2, 3, 4, 5};
+    try {
+        dec.forward(five, 0, cache, logits);
+        FAIL() << "expected cache_full_error";
+    } catch (const cache_full_error& e) {
+        EXPECT_NE(std::string(e.what()).find("capacity of 4"), std::string::npos) << e.what();
+    }
+    std::vector<float> small(10);
+    EXPECT_THROW(dec.forward(std::span<const token_id>(five.data(), 1), 0, cache, small), invalid_argument_error);
+    EXPECT_THROW(decoder<float>(m, 0), invalid_argument_error);
+}
+
+TEST(kv_cache, reports_bytes_and_capacity) {
+    NEXTTOK_REQUIRE_DATA(stories_gguf);
+    auto m = load_model(test::data_path(stories_gguf));
+    const model_config& c = m->config();
+    kv_cache<Eigen::half> cache(c, 100);
+    // 2 (K and V) x 5 layers x 100 positions x (4 kv heads x 8) x 2 bytes.
+    EXPECT_EQ(cache.bytes(), 2u * 5 * 100 * 32 * 2);
+    EXPECT_EQ(cache.bytes(), kv_cache_bytes(c, 100, sizeof(Eigen::half)));
+    EXPECT_EQ(cache.capacity(), 100);
+    kv_cache<float> full(c);
+    EXPECT_EQ(full.capacity(), c.max_seq_len);
+    EXPECT_THROW(full.reserve(c.max_seq_len + 1), cache_full_error);
+}
+
+}  // namespace
+}  // namespace nexttok

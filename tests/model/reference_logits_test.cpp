@@ -1,0 +1,103 @@
+// The decoder against llama.cpp's logits for the same files and prompts (the oracle), within the
+// tolerances that data/README.md states for each weight type, and the 32 greedy tokens.
+#include <nexttok/cache/kv_cache.hpp>
+#include <nexttok/model/decoder.hpp>
+#include <nexttok/model/load_model.hpp>
+
+#include <reference_logits.hpp>
+#include <test_data.hpp>
+
+#include <gtest/gtest.h>
+
+namespace nexttok {
+namespace {
+
+struct reference_case {
+    const char* model;      // under models/
+    const char* reference;  // under reference/
+    double max_relative_rms;
+    bool check_greedy;      // the 32 greedy tokens (F32 files)
+};
+
+void PrintTo(const reference_case& c, std::ostream* os) { *os << c.model; }
+
+class reference_logits_test : public ::testing::TestWithParam<reference_case> {};
+
+TEST_P(reference_logits_test, matches_llama_cpp) {
+    const reference_case& rc = GetParam();
+    NEXTTOK_REQUIRE_DATA(std::string("models/") + rc.model);
+    const auto ref = test::read_reference_logits(test::data_path(std::string("reference/") + rc.reference).string());
+    ASSERT_FALSE(ref.prompt.empty());
+    ASSERT_EQ(ref.logits.size(), ref.prompt.size());
+    ASSERT_EQ(ref.greedy.size(), 32u);
+
+    auto m = load_model(test::data_path(std::string("models/") + rc.model));
+    const std::int64_t V = m->config().vocab_size;
+    ASSERT_EQ(static_cast<std::int64_t>(ref.logits[0].size()), V);
+    decoder<float> dec(m);
+    kv_cache<float> cache(m->config(), 64);
+
+    // Prefill the whole prompt in one call, logits at every position.
+    std::vector<float> logits(ref.prompt.size() * V);
+    dec.forward(ref.prompt, 0, cache, logits, logits_for::all);
+    std::vector<float> expected;
+    for (const auto& row : ref.logits) expected.insert(expected.end(), row.begin(), row.end());
+    const double err = test::relative_rms_error(logits, expected);
+    RecordProperty("relative_rms_error", std::to_string(err));
+    EXPECT_LT(err, rc.max_relative_rms) << rc.model;
+    for (std::size_t p = 0; p < ref.prompt.size(); ++p)
+        EXPECT_EQ(test::argmax(logits.data() + p * V, V), test::argmax(ref.logits[p].data(), V)) << "position " << p;
+
+    if (!rc.check_greedy) return;
+    std::vector<float> step(V);
+    token_id next = static_cast<token_id>(test::argmax(logits.data() + (ref.prompt.size() - 1) * V, V));
+    std::int64_t pos = static_cast<std::int64_t>(ref.prompt.size());
+    for (std::size_t i = 0; i < ref.greedy.size(); ++i) {
+        ASSERT_EQ(next, ref.greedy[i]) << "greedy token " << i;
+        dec.forward(std::span<const token_id>(&next, 1), pos++, cache, step);
+        next = static_cast<token_id>(test::argmax(step.data(), V));
+    }
+}
+
+// Tolerances from data/README.md.
+INSTANTIATE_TEST_SUITE_P(
+    files, reference_logits_test,
+    ::testing::Values(reference_case{"stories260K/stories260K.gguf", "stories260K.logits.txt", 1e-4, true},
+                      reference_case{"random/tiny-f32.gguf", "tiny-f32.logits.txt", 1e-4, true},
+                      reference_case{"random/tiny-f16.gguf", "tiny-f16.logits.txt", 1e-3, false},
+                      reference_case{"llama-2-tiny-random/llama-2-tiny-random.gguf", "llama-2-tiny-random.logits.txt", 1e-3, false}),
+    [](const auto& info) {
+        std::string name = info.param.reference;
+        name = name.substr(0, name.find('.'));
+        for (char& ch : name)
+            if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+        return name;
+    });
+
+}  // namespace
+}  // namespace nexttok
+
+namespace nexttok {
+namespace {
+
+// The llama2.c checkpoint holds the same trained weights as stories260K.gguf: it must meet the
+// same oracle through the other loader.
+TEST(llama2c_checkpoint, matches_llama_cpp_reference) {
+    NEXTTOK_REQUIRE_DATA("models/stories260K/stories260K.bin");
+    const auto ref = test::read_reference_logits(test::data_path("reference/stories260K.logits.txt").string());
+    auto m = load_model(test::data_path("models/stories260K/stories260K.bin"));
+    EXPECT_EQ(m->format(), model_file_format::llama2c);
+    EXPECT_TRUE(m->config().tied_output);
+    EXPECT_EQ(m->config().max_seq_len, 512);
+    const std::int64_t V = m->config().vocab_size;
+    decoder<float> dec(m);
+    kv_cache<float> cache(m->config());
+    std::vector<float> logits(ref.prompt.size() * V);
+    dec.forward(ref.prompt, 0, cache, logits, logits_for::all);
+    std::vector<float> expected;
+    for (const auto& row : ref.logits) expected.insert(expected.end(), row.begin(), row.end());
+    EXPECT_LT(test::relative_rms_error(logits, expected), 1e-4);
+}
+
+}  // namespace
+}  // namespace nexttok
