@@ -1,5 +1,6 @@
 # Installs nexttok (headers + package config only) into WORK_DIR/prefix, then builds and runs the
-# consumer project against it with find_package(nexttok CONFIG REQUIRED).
+# consumer project against it with find_package(nexttok CONFIG REQUIRED), and runs it (on MODEL, a
+# GGUF file, when it exists).
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)
   execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -15,3 +16,6 @@ run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/consumer-build -G ${GENER
     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer-build)
 run(${WORK_DIR}/consumer-build/consumer)
+if(EXISTS "${MODEL}")
+  run(${WORK_DIR}/consumer-build/consumer ${MODEL})
+endif()

@@ -40,7 +40,7 @@ public:
         {
             std::lock_guard lock(mutex_);
             stop_ = true;
-            ++generation_;
+            generation_.fetch_add(1);
         }
         wake_.notify_all();
         for (std::thread& w : workers_) w.join();
@@ -57,27 +57,44 @@ public:
             return;
         }
         using Fn = std::remove_reference_t<F>;
-        {
+        task_ = [](void* ctx, std::int64_t i, int t) { (*static_cast<Fn*>(ctx))(i, t); };
+        ctx_ = static_cast<void*>(&f);
+        n_tasks_ = n;
+        pending_.store(n_threads_ - 1);
+        generation_.fetch_add(1);  // publishes the task (seq_cst, paired with sleepers_ in work())
+        if (sleepers_.load() > 0) {
             std::lock_guard lock(mutex_);
-            task_ = [](void* ctx, std::int64_t i, int t) { (*static_cast<Fn*>(ctx))(i, t); };
-            ctx_ = static_cast<void*>(&f);
-            n_tasks_ = n;
-            pending_.store(n_threads_ - 1, std::memory_order_relaxed);
-            ++generation_;
+            wake_.notify_all();
         }
-        wake_.notify_all();
         run_share(0);
-        // Spin briefly (the workers finish within microseconds for decode-sized work), then block.
+        // Spin while the workers finish (microseconds for decode-sized work), then block.
         for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
-            if (spin > 2000) {
-                std::unique_lock lock(mutex_);
-                done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
-                break;
+            if (spin < spin_limit) {
+                pause(spin);
+                continue;
             }
+            std::unique_lock lock(mutex_);
+            done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+            break;
         }
     }
 
 private:
+    // Waiting iterations before blocking: between the many small parallel_for calls of one token
+    // a worker stays awake (a condition-variable wake-up costs tens of microseconds). It first
+    // spins, then yields its core (so that a busy machine loses little), then sleeps.
+    static constexpr int spin_limit = 4000;
+
+    static void pause(int spin) noexcept {
+        if (spin < 1000) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            std::this_thread::yield();
+        }
+    }
+
     void run_share(int t) {
         const std::int64_t begin = n_tasks_ * t / n_threads_;
         const std::int64_t end = n_tasks_ * (t + 1) / n_threads_;
@@ -87,12 +104,19 @@ private:
     void work(int t) {
         std::uint64_t seen = 0;
         for (;;) {
-            {
+            std::uint64_t g = generation_.load();
+            for (int spin = 0; g == seen; g = generation_.load()) {
+                if (++spin < spin_limit) {
+                    pause(spin);
+                    continue;
+                }
                 std::unique_lock lock(mutex_);
-                wake_.wait(lock, [&] { return generation_ != seen; });
-                seen = generation_;
-                if (stop_) return;
+                sleepers_.fetch_add(1);
+                wake_.wait(lock, [&] { return generation_.load() != seen; });
+                sleepers_.fetch_sub(1);
             }
+            seen = g;
+            if (stop_) return;
             run_share(t);
             if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
                 std::lock_guard lock(mutex_);
@@ -106,8 +130,9 @@ private:
     std::mutex mutex_;
     std::condition_variable wake_;
     std::condition_variable done_;
-    std::uint64_t generation_ = 0;
-    bool stop_ = false;
+    std::atomic<std::uint64_t> generation_{0};  // bumped once per parallel_for
+    std::atomic<int> sleepers_{0};              // workers blocked on wake_
+    std::atomic<bool> stop_{false};             // set before the last bump
     void (*task_)(void*, std::int64_t, int) = nullptr;
     void* ctx_ = nullptr;
     std::int64_t n_tasks_ = 0;

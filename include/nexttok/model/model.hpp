@@ -16,12 +16,18 @@
 
 namespace nexttok {
 
-enum class model_file_format { gguf, llama2c };
+enum class model_file_format { gguf, llama2c, memory };
 
 class model {
 public:
-    // The mapping that holds the weights; the views in `weights` point into it.
-    using source = std::variant<gguf_file, mapped_file>;
+    // Weights built in memory (random_model.hpp): a 64-byte aligned buffer the model owns.
+    struct memory_buffer {
+        std::shared_ptr<std::byte[]> bytes;
+        std::size_t size = 0;
+        std::string name = "<memory>";
+    };
+    // What holds the weights; the views in `weights` point into it.
+    using source = std::variant<gguf_file, mapped_file, memory_buffer>;
 
     model(model_config config, model_weights weights, source src)
         : config_(std::move(config)), weights_(std::move(weights)), source_(std::move(src)) {}
@@ -32,15 +38,17 @@ public:
     const model_config& config() const noexcept { return config_; }
     const model_weights& weights() const noexcept { return weights_; }
     model_file_format format() const noexcept {
-        return std::holds_alternative<gguf_file>(source_) ? model_file_format::gguf : model_file_format::llama2c;
+        if (std::holds_alternative<gguf_file>(source_)) return model_file_format::gguf;
+        return std::holds_alternative<mapped_file>(source_) ? model_file_format::llama2c : model_file_format::memory;
     }
     // The GGUF metadata (for the tokenizer, say), or nullptr for a llama2.c checkpoint.
     const gguf_file* gguf() const noexcept { return std::get_if<gguf_file>(&source_); }
-    const mapped_file& file() const noexcept {
-        if (const gguf_file* g = gguf()) return g->file();
-        return std::get<mapped_file>(source_);
+    // The file name used in messages ("<memory>" for a model built in memory).
+    std::string file_name() const {
+        if (const gguf_file* g = gguf()) return g->name();
+        if (const mapped_file* f = std::get_if<mapped_file>(&source_)) return f->name();
+        return std::get<memory_buffer>(source_).name;
     }
-    std::string file_name() const { return file().name(); }
 
     // Bytes of weights one decode step reads (the classifier once, even when tied).
     std::uint64_t weight_bytes() const noexcept {

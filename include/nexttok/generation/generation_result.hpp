@@ -1,0 +1,43 @@
+// What generate() returns: the tokens, the text, why it stopped, per-token log-probabilities and
+// timings.
+#pragma once
+
+#include <nexttok/stopping/finish_reason.hpp>
+#include <nexttok/types.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nexttok {
+
+struct generation_timings {
+    std::int64_t n_prompt_tokens = 0;  // tokens run by the prefill call
+    std::int64_t n_decode_steps = 0;   // forward calls after the prefill, one per generated token but the last
+    double prefill_seconds = 0.0;      // the prefill forward call and the first sampling
+    double decode_seconds = 0.0;       // every later forward call and sampling
+
+    double prefill_tokens_per_second() const noexcept {
+        return prefill_seconds > 0.0 ? static_cast<double>(n_prompt_tokens) / prefill_seconds : 0.0;
+    }
+    double decode_tokens_per_second() const noexcept {
+        return decode_seconds > 0.0 ? static_cast<double>(n_decode_steps) / decode_seconds : 0.0;
+    }
+};
+
+struct generation_result {
+    // Generated tokens, without the prompt. An end-of-sequence token that stopped generation is
+    // included (it was sampled and has a log-probability) but adds no text.
+    std::vector<token_id> tokens;
+    std::string text;  // the generated text (the prompt's text is not repeated)
+    finish_reason reason = finish_reason::none;
+    // logprobs[i]: natural log of the model's probability of tokens[i] (softmax of the raw logits),
+    // so their sum is the log-probability of the continuation given the prompt.
+    std::vector<float> logprobs;
+    // processed_logprobs[i]: the same under the distribution the sampler drew from (after
+    // penalties, truncation and temperature); 0 when only one candidate was left.
+    std::vector<float> processed_logprobs;
+    generation_timings timings;
+};
+
+}  // namespace nexttok

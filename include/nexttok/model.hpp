@@ -1,0 +1,11 @@
+// model/: hyper-parameters, weights, loaders (GGUF, llama2.c, random) and the decoder.
+#pragma once
+
+#include <nexttok/model/decoder.hpp>
+#include <nexttok/model/gguf_loader.hpp>
+#include <nexttok/model/llama2c_loader.hpp>
+#include <nexttok/model/load_model.hpp>
+#include <nexttok/model/model.hpp>
+#include <nexttok/model/model_config.hpp>
+#include <nexttok/model/model_weights.hpp>
+#include <nexttok/model/random_model.hpp>

@@ -1,0 +1,103 @@
+// A Llama-architecture model with random weights, built in memory: for the example program's
+// built-in demo (no file needed), for benchmarks of any shape and weight type, and for tests.
+// Weights are uniform in [-1/sqrt(cols), 1/sqrt(cols)] from a seeded splitmix64 stream (the same
+// seed gives the same model on every platform); norm weights are 1.
+#pragma once
+
+#include <nexttok/error.hpp>
+#include <nexttok/model/detail/weight_checks.hpp>
+#include <nexttok/model/model.hpp>
+
+#include <Eigen/Core>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+
+namespace nexttok {
+
+namespace detail {
+
+inline std::uint64_t splitmix64(std::uint64_t& state) noexcept {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+}  // namespace detail
+
+// `c` gives every size (tied_output picks whether `output` is the embedding); `type` is the storage
+// of the matrices: f32, f16 or bf16. Norm weights are f32.
+inline std::shared_ptr<const model> make_random_model(model_config c, std::uint64_t seed,
+                                                      tensor_type type = tensor_type::f32) {
+    if (c.head_dim == 0 && c.n_heads > 0) c.head_dim = c.dim / c.n_heads;
+    if (c.rope_dim == 0) c.rope_dim = c.head_dim;
+    c.validate("<random model>");
+    if (!detail::is_supported_weight_type(type))
+        throw unsupported_error("<random model>: weight type " + to_string(type) + " is not supported");
+    const std::size_t elem = type == tensor_type::f32 ? 4 : 2;
+
+    // Plan the layout: every tensor 64-byte aligned in one buffer.
+    model_weights w;
+    w.layers.resize(static_cast<std::size_t>(c.n_layers));
+    std::size_t total = 0;
+    auto plan = [&](tensor_view& t, std::string name, std::int64_t rows, std::int64_t cols, tensor_type tt) {
+        t.name = std::move(name);
+        t.type = tt;
+        t.n_dims = rows == 0 ? 1 : 2;
+        t.ne = {static_cast<std::uint64_t>(cols), static_cast<std::uint64_t>(rows == 0 ? 1 : rows), 1, 1};
+        t.n_bytes = t.n_elements() * (tt == tensor_type::f32 ? 4 : elem);
+        t.file_offset = total;
+        total += (t.n_bytes + 63) / 64 * 64;
+    };
+    plan(w.token_embd, "token_embd.weight", c.vocab_size, c.dim, type);
+    for (std::int64_t i = 0; i < c.n_layers; ++i) {
+        layer_weights& l = w.layers[static_cast<std::size_t>(i)];
+        const std::string p = "blk." + std::to_string(i) + ".";
+        plan(l.attn_norm, p + "attn_norm.weight", 0, c.dim, tensor_type::f32);
+        plan(l.attn_q, p + "attn_q.weight", c.q_dim(), c.dim, type);
+        plan(l.attn_k, p + "attn_k.weight", c.kv_dim(), c.dim, type);
+        plan(l.attn_v, p + "attn_v.weight", c.kv_dim(), c.dim, type);
+        plan(l.attn_output, p + "attn_output.weight", c.dim, c.q_dim(), type);
+        plan(l.ffn_norm, p + "ffn_norm.weight", 0, c.dim, tensor_type::f32);
+        plan(l.ffn_gate, p + "ffn_gate.weight", c.hidden_dim, c.dim, type);
+        plan(l.ffn_up, p + "ffn_up.weight", c.hidden_dim, c.dim, type);
+        plan(l.ffn_down, p + "ffn_down.weight", c.dim, c.hidden_dim, type);
+    }
+    plan(w.output_norm, "output_norm.weight", 0, c.dim, tensor_type::f32);
+    if (!c.tied_output) plan(w.output, "output.weight", c.vocab_size, c.dim, type);
+
+    model::memory_buffer buf;
+    buf.size = total;
+    buf.bytes = std::shared_ptr<std::byte[]>(new (std::align_val_t{64}) std::byte[total],
+                                             [](std::byte* p) { ::operator delete[](p, std::align_val_t{64}); });
+    std::uint64_t state = seed;
+    auto fill = [&](tensor_view& t, bool ones) {
+        t.data = buf.bytes.get() + t.file_offset;
+        const float scale = 1.0f / std::sqrt(static_cast<float>(t.cols()));
+        for (std::uint64_t i = 0; i < t.n_elements(); ++i) {
+            const double u = static_cast<double>(detail::splitmix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
+            const float v = ones ? 1.0f : static_cast<float>((2.0 * u - 1.0) * scale);
+            std::byte* dst = const_cast<std::byte*>(t.data) + i * (t.type == tensor_type::f32 ? 4 : 2);
+            if (t.type == tensor_type::f32) std::memcpy(dst, &v, 4);
+            else if (t.type == tensor_type::f16) { const Eigen::half h(v); std::memcpy(dst, &h, 2); }
+            else { const Eigen::bfloat16 b(v); std::memcpy(dst, &b, 2); }
+        }
+    };
+    fill(w.token_embd, false);
+    for (layer_weights& l : w.layers) {
+        fill(l.attn_norm, true);
+        for (tensor_view* t : {&l.attn_q, &l.attn_k, &l.attn_v, &l.attn_output}) fill(*t, false);
+        fill(l.ffn_norm, true);
+        for (tensor_view* t : {&l.ffn_gate, &l.ffn_up, &l.ffn_down}) fill(*t, false);
+    }
+    fill(w.output_norm, true);
+    if (c.tied_output) w.output = w.token_embd;
+    else fill(w.output, false);
+    return std::make_shared<const model>(c, std::move(w), model::source(std::move(buf)));
+}
+
+}  // namespace nexttok

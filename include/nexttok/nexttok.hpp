@@ -1,0 +1,14 @@
+// The umbrella header: everything nexttok offers.
+#pragma once
+
+#include <nexttok/cache.hpp>
+#include <nexttok/error.hpp>
+#include <nexttok/generation.hpp>
+#include <nexttok/io.hpp>
+#include <nexttok/kernels.hpp>
+#include <nexttok/model.hpp>
+#include <nexttok/sampling.hpp>
+#include <nexttok/stopping.hpp>
+#include <nexttok/tokenizer.hpp>
+#include <nexttok/types.hpp>
+#include <nexttok/version.hpp>
