@@ -75,9 +75,9 @@ struct string_hash {
 
 class vocabulary {
 public:
-    // Throws invalid_argument_error when the table is inconsistent (empty, a special id out of range
-    // or of the wrong type, a byte token whose text is not <0xNN>). Loaders check the file first and
-    // report the same problems as format_error with the file and offset.
+    // Throws invalid_argument_error when the table is inconsistent (empty, a special id out of range,
+    // a byte token whose text is not <0xNN>). Loaders check the file first and report the same
+    // problems as format_error with the file and offset.
     vocabulary(std::vector<token_data> tokens, special_token_ids special)
         : tokens_(std::move(tokens)), special_(special) {
         if (tokens_.empty()) throw invalid_argument_error("vocabulary: no tokens");

@@ -1,0 +1,67 @@
+// Streaming detokenization: turns tokens, one at a time, into text that is safe to show now.
+//
+// push() returns only whole UTF-8 characters. Byte-fallback tokens can spell one character over 2-4
+// tokens ("é" = <0xC3> <0xA9>); the bytes of a character that is not complete yet are held back until
+// the next token completes it. Bytes that can never become a well-formed character are replaced by
+// U+FFFD at once (one per maximal ill-formed subpart), so every push() result is valid UTF-8.
+// flush() returns what is held back, an incomplete character becoming U+FFFD.
+//
+// The concatenation of all push() results and flush() equals tokenizer::decode() of the same tokens
+// whenever that decode() is valid UTF-8 (both apply the same start-of-text rule, through decode_state).
+//
+// Ownership: refers to the tokenizer, which must outlive it. Not thread-safe: one per sequence.
+#pragma once
+
+#include <nexttok/tokenizer/decode_state.hpp>
+#include <nexttok/tokenizer/detail/utf8.hpp>
+#include <nexttok/tokenizer/tokenizer.hpp>
+#include <nexttok/types.hpp>
+
+#include <span>
+#include <string>
+
+namespace nexttok {
+
+class detokenizer {
+public:
+    explicit detokenizer(const tokenizer& tok) : tok_(&tok) {}
+
+    // The text that token `id` completes. invalid_argument_error for an id outside the vocabulary
+    // (the detokenizer is then unchanged).
+    std::string push(token_id id) {
+        tok_->decode_piece(id, state_, pending_);  // checks id before changing anything
+        return take(true);
+    }
+
+    // Everything still held back; an incomplete trailing character becomes U+FFFD. The detokenizer
+    // then continues the same text (push() after flush() does not start a new one: see reset()).
+    std::string flush() { return take(false); }
+
+    // Feeds tokens whose text has been shown already (a prompt), so that the first token pushed next
+    // is decoded as the continuation it is: SentencePiece's start-of-text rule applies once, to the
+    // first piece of the whole text. Their complete text is discarded; an incomplete trailing
+    // character stays held back for the next push().
+    void prime(std::span<const token_id> tokens) {
+        for (const token_id id : tokens) push(id);
+    }
+
+    // Starts a new text.
+    void reset() {
+        state_ = decode_state{};
+        pending_.clear();
+    }
+
+private:
+    std::string take(bool keep_incomplete_tail) {
+        std::string out;
+        const std::size_t held = detail::append_sanitized_utf8(pending_, out, keep_incomplete_tail);
+        pending_.erase(0, pending_.size() - held);
+        return out;
+    }
+
+    const tokenizer* tok_;      // non-owning
+    decode_state state_;
+    std::string pending_;       // decoded bytes not returned yet: at most an incomplete character (<= 3 bytes) between calls
+};
+
+}  // namespace nexttok

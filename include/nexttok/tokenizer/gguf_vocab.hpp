@@ -1,0 +1,112 @@
+// The tokenizer stored in a GGUF file's metadata (tokenizer.ggml.*), as llama.cpp reads it:
+//   tokens       array of strings (required), one per id
+//   scores       array of f32 (optional, default 0), token_type array of i32 (optional, default normal)
+//   bos_token_id, eos_token_id, unknown_token_id (optional; defaults 1, 2, 0 for SentencePiece;
+//                -1 / 0xFFFFFFFF means "none")
+//   add_bos_token, add_eos_token, add_space_prefix (optional; defaults true, false, true)
+// Only tokenizer.ggml.model = "llama" (SentencePiece BPE) is implemented; other models are
+// unsupported_error. Every array length, type value and id is checked: format_error naming the file,
+// the key, its offset and what was expected.
+#pragma once
+
+#include <nexttok/error.hpp>
+#include <nexttok/io/gguf.hpp>
+#include <nexttok/tokenizer/spm_tokenizer.hpp>
+#include <nexttok/tokenizer/tokenizer.hpp>
+#include <nexttok/tokenizer/vocabulary.hpp>
+#include <nexttok/types.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nexttok {
+
+namespace detail {
+
+[[noreturn]] inline void fail_gguf_key(const gguf_file& file, std::string_view key, const std::string& expected) {
+    const gguf_value* v = file.find(key);
+    throw format_error(file.name() + ": metadata key '" + std::string(key) + "' at offset " +
+                       hex_offset(v != nullptr ? v->offset : 0) + ": expected " + expected);
+}
+
+inline token_id gguf_special_id(const gguf_file& file, std::string_view key, token_id fallback, std::size_t n_tokens) {
+    const std::optional<std::int64_t> v = file.find_int(key);
+    if (!v) return fallback;
+    if (*v == -1 || *v == 0xFFFFFFFF) return no_token;  // the converters' spelling of "none"
+    if (*v < 0 || static_cast<std::uint64_t>(*v) >= n_tokens)
+        fail_gguf_key(file, key, "a token id below " + std::to_string(n_tokens) + ", found " + std::to_string(*v));
+    return static_cast<token_id>(*v);
+}
+
+}  // namespace detail
+
+// The token table of any GGUF tokenizer (the model type is not checked here).
+inline vocabulary load_gguf_vocabulary(const gguf_file& file) {
+    constexpr std::string_view tokens_key = "tokenizer.ggml.tokens";
+    constexpr std::string_view scores_key = "tokenizer.ggml.scores";
+    constexpr std::string_view types_key = "tokenizer.ggml.token_type";
+
+    const std::vector<std::string_view> texts = file.get_string_array(tokens_key);
+    const std::size_t n = texts.size();
+    if (n == 0) detail::fail_gguf_key(file, tokens_key, "at least one token");
+    if (n > static_cast<std::size_t>(INT32_MAX))
+        detail::fail_gguf_key(file, tokens_key, "at most 2^31-1 tokens, found " + std::to_string(n));
+
+    std::vector<float> scores;
+    if (file.find(scores_key) != nullptr) {
+        scores = file.get_f32_array(scores_key);
+        if (scores.size() != n)
+            detail::fail_gguf_key(file, scores_key, std::to_string(n) + " scores (one per token), found " +
+                                                        std::to_string(scores.size()));
+    }
+    std::vector<std::int32_t> types;
+    if (file.find(types_key) != nullptr) {
+        types = file.get_i32_array(types_key);
+        if (types.size() != n)
+            detail::fail_gguf_key(file, types_key, std::to_string(n) + " token types (one per token), found " +
+                                                       std::to_string(types.size()));
+    }
+
+    std::vector<token_data> tokens(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        token_data& t = tokens[i];
+        t.text = std::string(texts[i]);
+        if (!scores.empty()) t.score = scores[i];
+        if (!types.empty()) {
+            if (!is_valid_token_type(types[i]))
+                detail::fail_gguf_key(file, types_key, "token types 1..6, token " + std::to_string(i) + " has type " +
+                                                           std::to_string(types[i]));
+            t.type = static_cast<token_type>(types[i]);
+        }
+        if (t.type == token_type::byte && !detail::parse_byte_token(t.text))
+            detail::fail_gguf_key(file, tokens_key, "byte token " + std::to_string(i) + " to read <0xNN>, found '" +
+                                                        t.text + "'");
+    }
+
+    special_token_ids special;
+    special.bos = detail::gguf_special_id(file, "tokenizer.ggml.bos_token_id", 1, n);
+    special.eos = detail::gguf_special_id(file, "tokenizer.ggml.eos_token_id", 2, n);
+    special.unk = detail::gguf_special_id(file, "tokenizer.ggml.unknown_token_id", 0, n);
+    return vocabulary(std::move(tokens), special);
+}
+
+// The tokenizer of a GGUF model. unsupported_error for a tokenizer model other than "llama".
+inline tokenizer load_tokenizer(const gguf_file& file) {
+    constexpr std::string_view model_key = "tokenizer.ggml.model";
+    const std::optional<std::string_view> model = file.find_string(model_key);
+    if (!model) throw format_error(file.name() + ": metadata key '" + std::string(model_key) + "' is missing");
+    if (*model != "llama")
+        throw unsupported_error(file.name() + ": metadata key '" + std::string(model_key) + "': tokenizer model '" +
+                                std::string(*model) + "' is not supported (supported: 'llama')");
+
+    spm_options options;
+    options.add_bos = file.find_bool("tokenizer.ggml.add_bos_token").value_or(options.add_bos);
+    options.add_eos = file.find_bool("tokenizer.ggml.add_eos_token").value_or(options.add_eos);
+    options.add_space_prefix = file.find_bool("tokenizer.ggml.add_space_prefix").value_or(options.add_space_prefix);
+    return tokenizer(spm_tokenizer(load_gguf_vocabulary(file), options));
+}
+
+}  // namespace nexttok

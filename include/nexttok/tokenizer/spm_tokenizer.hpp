@@ -1,0 +1,182 @@
+// SentencePiece-style BPE as Llama 2 (and llama2.c) uses it, following llama.cpp's SPM tokenizer
+// (llm_tokenizer_spm in src/llama-vocab.cpp) for encoding and SentencePiece's decoder for decoding.
+//
+// Encoding a text:
+//   1. special texts are cut out first (llama.cpp's tokenizer_st_partition): user-defined tokens
+//      always, control and unknown tokens ("<s>", "</s>", "<unk>") only when parse_special is set;
+//   2. each remaining fragment gets the dummy-prefix space when add_space_prefix is set and it is the
+//      first fragment or follows a special token (llama.cpp's is_prev_special), has ' ' replaced by
+//      U+2581, and is merged (detail/spm_merge.hpp).
+// No Unicode normalization is applied (llama.cpp applies none either).
+//
+// Decoding: each token's piece (U+2581 -> ' ', <0xNN> -> that byte, control -> nothing, <unk> ->
+// " ⁇ " as SentencePiece shows it), with the dummy-prefix space dropped from the first piece that
+// produces text (see decode_state). The result is raw bytes; it is not valid UTF-8 when byte tokens
+// spell an incomplete character.
+//
+// Thread-safety: immutable after construction; concurrent calls are safe.
+#pragma once
+
+#include <nexttok/error.hpp>
+#include <nexttok/tokenizer/decode_state.hpp>
+#include <nexttok/tokenizer/detail/spm_merge.hpp>
+#include <nexttok/tokenizer/vocabulary.hpp>
+#include <nexttok/types.hpp>
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace nexttok {
+
+struct spm_options {
+    bool add_space_prefix = true;  // SentencePiece add_dummy_prefix: "Hello" is encoded as " Hello"
+    bool add_bos = true;           // the model's default for prompts (tokenizer.ggml.add_bos_token)
+    bool add_eos = false;          // the model's default at the end of a prompt (tokenizer.ggml.add_eos_token)
+};
+
+class spm_tokenizer {
+public:
+    // The escaped space: SentencePiece's "▁" (U+2581 LOWER ONE EIGHTH BLOCK).
+    static constexpr std::string_view space_symbol = "\xE2\x96\x81";
+    // What SentencePiece prints for <unk>: " ⁇ " (U+2047 between spaces).
+    static constexpr std::string_view unknown_surface = " \xE2\x81\x87 ";
+
+    spm_tokenizer(vocabulary vocab, spm_options options) : vocab_(std::move(vocab)), options_(options) {
+        pieces_.reserve(vocab_.size());
+        leading_space_.reserve(vocab_.size());
+        for (std::size_t i = 0; i < vocab_.size(); ++i) {
+            const token_data& t = vocab_[static_cast<token_id>(i)];
+            pieces_.push_back(make_piece(t));
+            leading_space_.push_back(t.type != token_type::byte && t.type != token_type::control &&
+                                     t.type != token_type::unknown && t.text.starts_with(space_symbol));
+        }
+    }
+
+    // Token ids of `text`, with BOS first when add_bos (invalid_argument_error when there is no BOS).
+    // Invalid UTF-8 is encoded byte by byte through the byte-fallback tokens.
+    std::vector<token_id> encode(std::string_view text, bool add_bos, bool parse_special = false) const {
+        std::vector<token_id> out;
+        if (add_bos) {
+            if (vocab_.bos() == no_token) throw invalid_argument_error("encode: add_bos, but the vocabulary has no BOS token");
+            out.push_back(vocab_.bos());
+        }
+        // An empty text has no fragment, so no dummy prefix either (llama.cpp, and SentencePiece: "" -> []).
+        if (text.empty()) return out;
+
+        bool after_special = true;  // the first fragment gets the dummy prefix
+        std::string escaped;
+        for (const fragment& f : partition(text, parse_special)) {
+            if (f.id != no_token) {
+                out.push_back(f.id);
+                after_special = true;
+                continue;
+            }
+            escaped.clear();
+            if (options_.add_space_prefix && after_special) escaped += space_symbol;
+            for (const char c : text.substr(f.begin, f.length)) {
+                if (c == ' ') escaped += space_symbol; else escaped += c;
+            }
+            detail::spm_merge(vocab_, escaped).run(out);
+            after_special = false;
+        }
+        return out;
+    }
+
+    // Appends the text of `id` to out and advances state. invalid_argument_error for an id outside
+    // the vocabulary, before out or state change.
+    void decode_piece(token_id id, decode_state& state, std::string& out) const {
+        vocab_.check_id(id);
+        const std::string& piece = pieces_[static_cast<std::size_t>(id)];
+        if (state.at_start && options_.add_space_prefix && leading_space_[static_cast<std::size_t>(id)]) {
+            out.append(piece, 1);  // the piece starts with the ' ' that was "▁"
+            state.at_start = false;
+            return;
+        }
+        out += piece;
+        if (!piece.empty()) state.at_start = false;
+    }
+
+    std::string decode(std::span<const token_id> tokens) const {
+        std::string out;
+        decode_state state;
+        for (const token_id id : tokens) decode_piece(id, state, out);
+        return out;
+    }
+
+    // The bytes of one token, without the start-of-text rule: " Hello" for "▁Hello".
+    std::string token_to_piece(token_id id) const {
+        vocab_.check_id(id);
+        return pieces_[static_cast<std::size_t>(id)];
+    }
+
+    const vocabulary& vocab() const noexcept { return vocab_; }
+    const spm_options& options() const noexcept { return options_; }
+
+private:
+    // A piece of the input: raw text [begin, begin + length), or a special token matched whole.
+    struct fragment {
+        std::size_t begin = 0, length = 0;
+        token_id id = no_token;
+    };
+
+    static std::string make_piece(const token_data& t) {
+        switch (t.type) {
+            case token_type::control:
+                return {};
+            case token_type::unknown:
+                return std::string(unknown_surface);
+            case token_type::byte:
+                return std::string(1, static_cast<char>(*detail::parse_byte_token(t.text)));
+            default:
+                break;
+        }
+        std::string piece;
+        piece.reserve(t.text.size());
+        for (std::size_t i = 0; i < t.text.size();) {
+            if (std::string_view(t.text).substr(i).starts_with(space_symbol)) {
+                piece += ' ';
+                i += space_symbol.size();
+            } else {
+                piece += t.text[i++];
+            }
+        }
+        return piece;
+    }
+
+    // Cuts the special texts out of `text`, longest special text first, each occurrence left to right.
+    std::vector<fragment> partition(std::string_view text, bool parse_special) const {
+        std::vector<fragment> fragments{{0, text.size(), no_token}};
+        std::vector<fragment> next;
+        for (const token_id special : vocab_.special_texts()) {
+            const token_data& t = vocab_[special];
+            if (!parse_special && t.type != token_type::user_defined) continue;
+            next.clear();
+            for (const fragment& f : fragments) {
+                if (f.id != no_token) {
+                    next.push_back(f);
+                    continue;
+                }
+                const std::string_view raw = text.substr(f.begin, f.length);
+                std::size_t pos = 0;
+                for (std::size_t hit; (hit = raw.find(t.text, pos)) != std::string_view::npos; pos = hit + t.text.size()) {
+                    if (hit > pos) next.push_back({f.begin + pos, hit - pos, no_token});
+                    next.push_back({f.begin + hit, t.text.size(), special});
+                }
+                if (pos < raw.size()) next.push_back({f.begin + pos, raw.size() - pos, no_token});
+            }
+            fragments.swap(next);
+        }
+        return fragments;
+    }
+
+    vocabulary vocab_;
+    spm_options options_;
+    std::vector<std::string> pieces_;  // (vocab_size) decoded bytes of each token
+    std::vector<bool> leading_space_;  // (vocab_size) the text starts with "▁" that decode may drop
+};
+
+}  // namespace nexttok

@@ -1,0 +1,204 @@
+// The GGUF tokenizer loader on small GGUF files written here (metadata only, no tensors): the
+// defaults llama.cpp applies when a key is absent, and a format_error naming the key and its offset
+// for every inconsistent table.
+#include <nexttok/tokenizer/gguf_vocab.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace nexttok {
+namespace {
+
+// Writes GGUF v3 metadata: magic, version, tensor count 0, then the key/value pairs.
+class gguf_writer {
+public:
+    void u32(const std::string& key, std::uint32_t v) { scalar(key, 4, v); }
+    void i32(const std::string& key, std::int32_t v) { scalar(key, 5, v); }
+    void boolean(const std::string& key, bool v) { scalar(key, 7, static_cast<std::uint8_t>(v)); }
+    void string(const std::string& key, const std::string& v) {
+        begin(key, 8);
+        put_string(v);
+    }
+    void strings(const std::string& key, const std::vector<std::string>& v) {
+        begin_array(key, 8, v.size());
+        for (const auto& s : v) put_string(s);
+    }
+    void f32s(const std::string& key, const std::vector<float>& v) {
+        begin_array(key, 6, v.size());
+        for (const float x : v) put(x);
+    }
+    void i32s(const std::string& key, const std::vector<std::int32_t>& v) {
+        begin_array(key, 5, v.size());
+        for (const std::int32_t x : v) put(x);
+    }
+
+    void save(const std::filesystem::path& path) const {
+        std::string out;
+        const auto append = [&](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+        append(std::uint32_t{0x46554747});
+        append(std::uint32_t{3});
+        append(std::uint64_t{0});
+        append(n_kv_);
+        out += body_;
+        std::ofstream(path, std::ios::binary).write(out.data(), static_cast<std::streamsize>(out.size()));
+    }
+
+private:
+    template <class T>
+    void put(T v) { body_.append(reinterpret_cast<const char*>(&v), sizeof v); }
+    void put_string(const std::string& s) {
+        put(std::uint64_t{s.size()});
+        body_ += s;
+    }
+    void begin(const std::string& key, std::uint32_t type) {
+        ++n_kv_;
+        put_string(key);
+        put(type);
+    }
+    template <class T>
+    void scalar(const std::string& key, std::uint32_t type, T v) {
+        begin(key, type);
+        put(v);
+    }
+    void begin_array(const std::string& key, std::uint32_t element_type, std::size_t n) {
+        begin(key, 9);
+        put(element_type);
+        put(std::uint64_t{n});
+    }
+
+    std::string body_;
+    std::uint64_t n_kv_ = 0;
+};
+
+// <unk> <s> </s> <0x00>..<0xFF> "▁" "a" "▁a" "b"
+gguf_writer small_llama_vocab(const std::function<void(std::vector<std::string>&, std::vector<float>&,
+                                                       std::vector<std::int32_t>&)>& edit = {}) {
+    std::vector<std::string> tokens{"<unk>", "<s>", "</s>"};
+    std::vector<std::int32_t> types{2, 3, 3};
+    for (int b = 0; b < 256; ++b) {
+        char text[8];
+        std::snprintf(text, sizeof text, "<0x%02X>", b);
+        tokens.emplace_back(text);
+        types.push_back(6);
+    }
+    for (const char* t : {"\xE2\x96\x81", "a", "\xE2\x96\x81" "a", "b"}) {
+        tokens.emplace_back(t);
+        types.push_back(1);
+    }
+    std::vector<float> scores(tokens.size(), 0.0f);
+    scores[259] = -1;
+    scores[260] = -2;
+    scores[261] = -3;
+    scores[262] = -4;
+    if (edit) edit(tokens, scores, types);
+    gguf_writer w;
+    w.string("tokenizer.ggml.model", "llama");
+    w.strings("tokenizer.ggml.tokens", tokens);
+    w.f32s("tokenizer.ggml.scores", scores);
+    w.i32s("tokenizer.ggml.token_type", types);
+    return w;
+}
+
+class GgufVocab : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = std::filesystem::temp_directory_path() /
+               ("nexttok_gguf_vocab_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::create_directories(dir_);
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+
+    tokenizer load(const gguf_writer& w) const {
+        w.save(dir_ / "vocab.gguf");
+        return load_tokenizer(gguf_file(dir_ / "vocab.gguf"));
+    }
+    // Expects load(w) to throw format_error naming the file, `key`, an offset and `needle`.
+    void expect_format_error(const gguf_writer& w, const std::string& key, const std::string& needle) const {
+        try {
+            (void)load(w);
+            ADD_FAILURE() << "no exception";
+        } catch (const format_error& e) {
+            const std::string what = e.what();
+            for (const std::string& part : {std::string("vocab.gguf"), key, std::string("offset 0x"), needle})
+                EXPECT_NE(what.find(part), std::string::npos) << "'" << part << "' not in: " << what;
+        }
+    }
+
+    std::filesystem::path dir_;
+};
+
+// Absent keys take llama.cpp's SentencePiece defaults: bos 1, eos 2, unk 0, BOS added, dummy prefix.
+TEST_F(GgufVocab, AbsentKeysTakeLlamaCppDefaults) {
+    const tokenizer tok = load(small_llama_vocab());
+    EXPECT_EQ(tok.vocab_size(), 263u);
+    EXPECT_EQ(tok.bos(), 1);
+    EXPECT_EQ(tok.eos(), 2);
+    EXPECT_EQ(tok.unk(), 0);
+    EXPECT_TRUE(tok.default_add_bos());
+    EXPECT_FALSE(tok.default_add_eos());
+    EXPECT_EQ(tok.encode("a a", true), (std::vector<token_id>{1, 261, 261}));
+}
+
+TEST_F(GgufVocab, ReadsFlagsAndSpecialIds) {
+    gguf_writer w = small_llama_vocab();
+    w.boolean("tokenizer.ggml.add_space_prefix", false);
+    w.boolean("tokenizer.ggml.add_bos_token", false);
+    w.boolean("tokenizer.ggml.add_eos_token", true);
+    w.u32("tokenizer.ggml.eos_token_id", 0xFFFFFFFF);  // "none"
+    w.i32("tokenizer.ggml.bos_token_id", 2);
+    const tokenizer tok = load(w);
+    EXPECT_FALSE(tok.default_add_bos());
+    EXPECT_TRUE(tok.default_add_eos());
+    EXPECT_EQ(tok.eos(), no_token);
+    EXPECT_EQ(tok.bos(), 2);
+    EXPECT_EQ(tok.encode("a a", false), (std::vector<token_id>{260, 261}));  // no dummy prefix
+    EXPECT_EQ(tok.decode(std::vector<token_id>{261, 261}), " a a");            // and none to drop
+}
+
+TEST_F(GgufVocab, ScoresOfAnotherLengthAreAFormatError) {
+    expect_format_error(small_llama_vocab([](auto&, auto& scores, auto&) { scores.pop_back(); }),
+                        "tokenizer.ggml.scores", "263 scores");
+}
+
+TEST_F(GgufVocab, AnUnknownTokenTypeIsAFormatError) {
+    expect_format_error(small_llama_vocab([](auto&, auto&, auto& types) { types[260] = 9; }),
+                        "tokenizer.ggml.token_type", "token 260 has type 9");
+}
+
+TEST_F(GgufVocab, AByteTokenWithoutAByteTextIsAFormatError) {
+    expect_format_error(small_llama_vocab([](auto& tokens, auto&, auto&) { tokens[10] = "<0xZZ>"; }),
+                        "tokenizer.ggml.tokens", "byte token 10");
+}
+
+TEST_F(GgufVocab, ASpecialIdOutOfRangeIsAFormatError) {
+    gguf_writer w = small_llama_vocab();
+    w.u32("tokenizer.ggml.bos_token_id", 263);
+    expect_format_error(w, "tokenizer.ggml.bos_token_id", "263");
+}
+
+TEST_F(GgufVocab, OtherTokenizerModelsAreUnsupported) {
+    gguf_writer w;
+    w.string("tokenizer.ggml.model", "gpt2");
+    w.strings("tokenizer.ggml.tokens", {"a"});
+    EXPECT_THROW((void)load(w), unsupported_error);
+}
+
+TEST_F(GgufVocab, AMissingModelKeyIsAFormatError) {
+    gguf_writer w;
+    w.strings("tokenizer.ggml.tokens", {"a"});
+    EXPECT_THROW((void)load(w), format_error);
+}
+
+}  // namespace
+}  // namespace nexttok
