@@ -100,7 +100,7 @@ struct candidates {
     void sort() {
         if (sorted) return;
         fill_order_();
-        std::sort(order_.begin(), order_.end(), rank_cmp_());
+        std::sort(order_.begin(), order_.end(), rank_order_{this});
         gather_(size());
         sorted = true;
     }
@@ -142,12 +142,13 @@ struct candidates {
         probs_valid = false;
     }
 
-    // Keeps the first n entries of the current order.
+    // Keeps the first n entries of the current order (never allocates: erase, not resize).
     void truncate(std::size_t n) {
         if (n >= size()) return;
-        ids.resize(n);
-        logits.resize(n);
-        probs.resize(n);
+        const auto cut = static_cast<std::ptrdiff_t>(n);
+        ids.erase(ids.begin() + cut, ids.end());
+        logits.erase(logits.begin() + cut, logits.end());
+        probs.erase(probs.begin() + cut, probs.end());
         probs_valid = false;
     }
 
@@ -191,21 +192,48 @@ private:
     bool ranks_before_(std::size_t a, std::size_t b) const noexcept {
         return logits[a] > logits[b] || (logits[a] == logits[b] && ids[a] < ids[b]);
     }
-    auto rank_cmp_() const noexcept {
-        return [this](std::uint32_t a, std::uint32_t b) { return ranks_before_(a, b); };
-    }
+    struct rank_order_ {
+        const candidates* c;
+        bool operator()(std::uint32_t a, std::uint32_t b) const noexcept { return c->ranks_before_(a, b); }
+    };
 
     void fill_order_() {
         order_.resize(size());
         std::iota(order_.begin(), order_.end(), std::uint32_t{0});
     }
 
-    // order_[0..n) = the n top positions, in sorted order; order_[n..) unspecified.
+    // order_[0..n) = the n top positions, in sorted order; order_[n..) unspecified. Precondition:
+    // 0 < n < size().
     void select_top_(std::size_t n) {
+        if (n * heap_ratio_ <= size()) {
+            select_top_heap_(n);
+            return;
+        }
         fill_order_();
         const auto mid = order_.begin() + static_cast<std::ptrdiff_t>(n);
-        std::nth_element(order_.begin(), mid - 1, order_.end(), rank_cmp_());
-        std::sort(order_.begin(), mid - 1, rank_cmp_());
+        std::nth_element(order_.begin(), mid - 1, order_.end(), rank_order_{this});
+        std::sort(order_.begin(), mid - 1, rank_order_{this});
+    }
+
+    // For n much smaller than the set (top-k 40 of a 128k vocabulary): one pass keeping a heap of the
+    // n best, whose root is the worst of them. Most candidates fail one float comparison against the
+    // root's logit, so this costs O(size) cheap steps instead of nth_element's indirect shuffling.
+    static constexpr std::size_t heap_ratio_ = 8;
+    void select_top_heap_(std::size_t n) {
+        const rank_order_ cmp{this};
+        order_.resize(n);
+        std::iota(order_.begin(), order_.end(), std::uint32_t{0});
+        std::make_heap(order_.begin(), order_.end(), cmp);
+        float worst = logits[order_.front()];
+        for (std::uint32_t pos = static_cast<std::uint32_t>(n); pos < size(); ++pos) {
+            if (logits[pos] < worst || !cmp(pos, order_.front())) continue;
+            std::pop_heap(order_.begin(), order_.end(), cmp);
+            order_.back() = pos;
+            std::push_heap(order_.begin(), order_.end(), cmp);
+            worst = logits[order_.front()];
+        }
+        std::sort_heap(order_.begin(), order_.end(), cmp);
+        order_.resize(size());  // callers may write the remainder behind the prefix
     }
 
     // The set becomes entries order_[0..n_out), in that order.

@@ -35,7 +35,8 @@ public:
         for (auto& p : processors_) p.apply(candidates_);
         const token_id token = selector_.select(candidates_);
         assert(token != no_token && "a selector must pick a token of a non-empty set");
-        last_logprob_ = detail::chosen_logprob(candidates_, token);
+        last_token_ = token;
+        logprob_pending_ = true;
         accept(token);
         return token;
     }
@@ -48,11 +49,19 @@ public:
     void reset() {
         for (auto& p : processors_) p.reset();
         selector_.reset();
+        last_token_ = no_token;
+        logprob_pending_ = false;
         last_logprob_ = 0.0f;
     }
 
-    // See sampler_chain::last_logprob and last_candidates.
-    float last_logprob() const noexcept { return last_logprob_; }
+    // See sampler_chain::last_logprob (lazy, cached) and last_candidates.
+    float last_logprob() const noexcept {
+        if (logprob_pending_) {
+            last_logprob_ = detail::chosen_logprob(candidates_, last_token_);
+            logprob_pending_ = false;
+        }
+        return last_logprob_;
+    }
     const candidates& last_candidates() const noexcept { return candidates_; }
 
     std::size_t n_processors() const noexcept { return processors_.size(); }
@@ -61,7 +70,11 @@ private:
     std::vector<any_processor> processors_;
     any_selector selector_;
     candidates candidates_;
-    float last_logprob_ = 0.0f;
+    // last_logprob() is computed on first request (a log-sum-exp over the survivors: 128k exp() for a
+    // greedy chain over a full vocabulary), so a caller that never asks never pays for it.
+    token_id last_token_ = no_token;
+    mutable bool logprob_pending_ = false;
+    mutable float last_logprob_ = 0.0f;
 };
 
 }  // namespace nexttok

@@ -7,8 +7,8 @@
 //
 // sample(): the chain's candidates buffer is loaded with the logits (no allocation after the first
 // call of the same vocabulary size), every processor is applied in order, the selector picks a token,
-// last_logprob() is set, and accept(token) is called on every stage that has it (processors and
-// selector), as llama_sampler_sample does. Owns its stages and its buffer; movable and copyable when
+// and accept(token) is called on every stage that has it (processors and selector), as
+// llama_sampler_sample does. last_logprob() then reports the token's log-probability. Owns its stages and its buffer; movable and copyable when
 // the stages are; not thread-safe.
 #pragma once
 
@@ -60,7 +60,8 @@ public:
         apply_processors_(std::make_index_sequence<n_processors>{});
         const token_id token = std::get<n_processors>(stages_).select(candidates_);
         assert(token != no_token && "a selector must pick a token of a non-empty set");
-        last_logprob_ = detail::chosen_logprob(candidates_, token);
+        last_token_ = token;
+        logprob_pending_ = true;
         accept(token);
         return token;
     }
@@ -73,12 +74,21 @@ public:
     // Returns every resettable stage to its initial state (the selector reseeds).
     void reset() {
         std::apply([](auto&... stage) { (detail::reset_if_supported(stage), ...); }, stages_);
+        last_token_ = no_token;
+        logprob_pending_ = false;
         last_logprob_ = 0.0f;
     }
 
     // Log-probability of the last sampled token under the distribution the selector drew from: the
-    // softmax of the surviving candidates' processed logits; 0 when one candidate survived.
-    float last_logprob() const noexcept { return last_logprob_; }
+    // softmax of the surviving candidates' processed logits; 0 when one candidate survived, and 0
+    // before any sample(). Computed on the first call after a sample() (O(survivors)), then cached.
+    float last_logprob() const noexcept {
+        if (logprob_pending_) {
+            last_logprob_ = detail::chosen_logprob(candidates_, last_token_);
+            logprob_pending_ = false;
+        }
+        return last_logprob_;
+    }
 
     // The candidate set as the selector saw it at the last sample() (probs may not be valid).
     const candidates& last_candidates() const noexcept { return candidates_; }
@@ -100,7 +110,11 @@ private:
 
     std::tuple<Stages...> stages_;
     candidates candidates_;
-    float last_logprob_ = 0.0f;
+    // last_logprob() is computed on first request (a log-sum-exp over the survivors: 128k exp() for a
+    // greedy chain over a full vocabulary), so a caller that never asks never pays for it.
+    token_id last_token_ = no_token;
+    mutable bool logprob_pending_ = false;
+    mutable float last_logprob_ = 0.0f;
 };
 
 // make_sampler_chain(p1, ..., pn, selector): the stages are copied or moved in.

@@ -8,8 +8,10 @@
 //     i where cum_sum >= p AND i + 1 >= min_keep. Equality counts: with probabilities 0.5, 0.25, ...
 //     and p = 0.75 exactly two candidates are kept. If the sum never reaches p (rounding), all are kept.
 //   - min_keep = 0 behaves as 1 (the first candidate is always kept), as in llama.cpp.
-//   - like llama.cpp for more than 1024 unsorted candidates, only the top 256 are sorted first and the
-//     full sort happens only if their mass is below p; the result is the same, only faster.
+//   - like llama.cpp for more than 1024 unsorted candidates, only the top 256 are sorted first; if
+//     their mass is below p the sorted prefix grows 4x at a time (llama.cpp sorts everything at once).
+//     The kept set is the same either way, only the cost differs: O(n + m log m) per round for a
+//     prefix of m. A flat distribution over a large vocabulary with top-k disabled is the slow case.
 // Afterwards the set is sorted and probs_valid is false (probs keep the pre-cut values, not
 // renormalized, as llama.cpp leaves them). Ties: the candidates order (lower id first) decides.
 #pragma once
@@ -17,6 +19,7 @@
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/detail/validate.hpp>
 
+#include <algorithm>
 #include <cstddef>
 
 namespace nexttok {
@@ -41,9 +44,9 @@ public:
         float cum_sum = 0.0f;
         std::size_t n_keep = c.size();
         for (std::size_t i = 0; i < c.size(); ++i) {
-            if (i == n_sorted) {  // the top prefix was not enough: sort the rest too
-                c.sort();
-                n_sorted = c.size();
+            if (i == n_sorted) {  // the sorted prefix was not enough: sort a 4x longer one
+                n_sorted = std::min(c.size(), n_sorted * growth);
+                c.sort_prefix(n_sorted);
             }
             cum_sum += c.probs[i];
             if (cum_sum >= p_ && i + 1 >= min_keep_) {
@@ -61,9 +64,10 @@ public:
     std::size_t min_keep() const noexcept { return min_keep_; }
 
 private:
-    // llama.cpp's adaptive sort thresholds.
+    // llama.cpp's adaptive sort thresholds; where llama.cpp then sorts everything, the prefix grows 4x.
     static constexpr std::size_t large_set = 1024;
     static constexpr std::size_t first_prefix = 256;
+    static constexpr std::size_t growth = 4;
 
     float p_;
     std::size_t min_keep_;

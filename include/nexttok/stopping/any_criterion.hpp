@@ -1,0 +1,59 @@
+// A type-erased stopping criterion, for criteria chosen at run time (any_of_criteria). Holds any
+// copyable criterion by value on the heap: one allocation at construction, one virtual call per
+// check. reset() forwards when the criterion has one. Copying clones the criterion with its state.
+// A moved-from any_criterion may only be assigned to or destroyed. Not thread-safe.
+#pragma once
+
+#include <nexttok/stopping/concepts.hpp>
+#include <nexttok/stopping/finish_reason.hpp>
+#include <nexttok/stopping/generation_state.hpp>
+
+#include <concepts>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+namespace nexttok {
+
+class any_criterion {
+public:
+    template <class S>
+        requires(!std::same_as<std::remove_cvref_t<S>, any_criterion> && stopping_criterion<std::remove_cvref_t<S>> &&
+                 std::copy_constructible<std::remove_cvref_t<S>>)
+    any_criterion(S&& criterion)  // NOLINT: implicit, as std::function
+        : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(criterion))) {}
+
+    any_criterion(const any_criterion& other) : self_(other.self_->clone()) {}
+    any_criterion(any_criterion&&) noexcept = default;
+    any_criterion& operator=(const any_criterion& other) {
+        if (this != &other) self_ = other.self_->clone();
+        return *this;
+    }
+    any_criterion& operator=(any_criterion&&) noexcept = default;
+    ~any_criterion() = default;
+
+    finish_reason check(const generation_state& state) { return self_->check(state); }
+    void reset() { self_->reset(); }
+
+private:
+    struct interface_ {
+        virtual ~interface_() = default;
+        virtual finish_reason check(const generation_state& state) = 0;
+        virtual void reset() = 0;
+        virtual std::unique_ptr<interface_> clone() const = 0;
+    };
+
+    template <class S>
+    struct model_ final : interface_ {
+        template <class Arg>
+        explicit model_(Arg&& arg) : criterion(std::forward<Arg>(arg)) {}
+        finish_reason check(const generation_state& state) override { return criterion.check(state); }
+        void reset() override { detail::reset_criterion_if_supported(criterion); }
+        std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(criterion); }
+        S criterion;
+    };
+
+    std::unique_ptr<interface_> self_;
+};
+
+}  // namespace nexttok

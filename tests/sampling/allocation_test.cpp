@@ -1,0 +1,85 @@
+// "No allocation in the token loop": after the first sample() of a vocabulary size, sampling does not
+// allocate. Global operator new is replaced in this test program to count allocations.
+#include <nexttok/sampling/make_sampler.hpp>
+#include <nexttok/sampling/sampler_chain.hpp>
+
+#include "sampling_test_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+namespace {
+std::atomic<long> n_allocations{0};
+}
+
+// GCC pairs ::operator new with free() in its analysis and warns; here both sides are ours (malloc/free).
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
+void* operator new(std::size_t size) {
+    ++n_allocations;
+    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+    throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) { return ::operator new(size); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace nexttok {
+namespace {
+
+template <class Sampler>
+long allocations_after_warm_up(Sampler& s, const std::vector<std::vector<float>>& steps) {
+    s.sample(steps[0]);
+    const long before = n_allocations.load();
+    for (const auto& logits : steps) s.sample(logits);
+    return n_allocations.load() - before;
+}
+
+std::vector<std::vector<float>> vocab_steps() {
+    test::logit_source src(91);
+    std::vector<std::vector<float>> steps;
+    for (int i = 0; i < 20; ++i) steps.push_back(src.logits(32000, -10.0f, 10.0f));
+    steps.push_back(std::vector<float>(32000, 1.0f));  // all tied
+    return steps;
+}
+
+TEST(SamplingAllocation, CountingAllocatorSeesAllocations) {
+    const long before = n_allocations.load();
+    auto* v = new std::vector<int>(100);
+    delete v;
+    EXPECT_GE(n_allocations.load() - before, 2);  // the test can fail
+}
+
+TEST(SamplingAllocation, DefaultDynamicSamplerDoesNotAllocatePerToken) {
+    const auto steps = vocab_steps();
+    auto s = make_sampler(sampling_options{});
+    EXPECT_EQ(allocations_after_warm_up(s, steps), 0);
+}
+
+TEST(SamplingAllocation, TopPOverTheWholeVocabularyDoesNotAllocatePerToken) {
+    const auto steps = vocab_steps();
+    sampling_options o;
+    o.top_k = 0;  // top-p sees 32000 unsorted candidates: the adaptive and full sorts
+    o.top_p = 0.99f;
+    auto s = make_sampler(o);
+    EXPECT_EQ(allocations_after_warm_up(s, steps), 0);
+}
+
+TEST(SamplingAllocation, GreedyAndStaticChainsDoNotAllocatePerToken) {
+    const auto steps = vocab_steps();
+    sampling_options o;
+    o.temperature = 0.0f;
+    auto g = make_sampler(o);
+    EXPECT_EQ(allocations_after_warm_up(g, steps), 0);
+    auto stat = make_sampler_chain(top_k(40), top_p(0.95f), min_p(0.05f), temperature(0.8f), categorical(1));
+    EXPECT_EQ(allocations_after_warm_up(stat, steps), 0);
+}
+
+}  // namespace
+}  // namespace nexttok
