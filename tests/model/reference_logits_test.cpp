@@ -65,7 +65,11 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(reference_case{"stories260K/stories260K.gguf", "stories260K.logits.txt", 1e-4, true},
                       reference_case{"random/tiny-f32.gguf", "tiny-f32.logits.txt", 1e-4, true},
                       reference_case{"random/tiny-f16.gguf", "tiny-f16.logits.txt", 1e-3, false},
-                      reference_case{"llama-2-tiny-random/llama-2-tiny-random.gguf", "llama-2-tiny-random.logits.txt", 1e-3, false}),
+                      reference_case{"llama-2-tiny-random/llama-2-tiny-random.gguf", "llama-2-tiny-random.logits.txt", 1e-3, false},
+                      // Qwen2: Q/K/V biases, NeoX RoPE, tied output. GPT-2: learned positions, LayerNorm,
+                      // fused QKV, GELU (llama.cpp's GELU table is half precision, hence 1e-3).
+                      reference_case{"random/tiny-qwen2-f32.gguf", "tiny-qwen2-f32.logits.txt", 1e-4, true},
+                      reference_case{"random/tiny-gpt2-f32.gguf", "tiny-gpt2-f32.logits.txt", 1e-3, false}),
     [](const auto& info) {
         std::string name = info.param.reference;
         name = name.substr(0, name.find('.'));

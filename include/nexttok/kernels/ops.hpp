@@ -1,4 +1,5 @@
-// Element-wise and per-vector operations of the decoder: RMSNorm, RoPE, softmax, SwiGLU.
+// Element-wise and per-vector operations of the decoder: RMSNorm, LayerNorm, RoPE (adjacent
+// and NeoX pairing), softmax, SwiGLU and GELU.
 // Everything computes in float (sums of squares in double); outputs may be stored in any Scalar.
 #pragma once
 
@@ -16,6 +17,32 @@ inline void rms_norm(const float* x, const float* weight, std::int64_t n, float 
     for (std::int64_t i = 0; i < n; ++i) ss += static_cast<double>(x[i]) * x[i];
     const float scale = static_cast<float>(1.0 / std::sqrt(ss / static_cast<double>(n) + eps));
     for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(x[i] * scale * weight[i]);
+}
+
+// out[i] = Scalar((x[i] - mean) / sqrt(var + eps) * weight[i] + bias[i]); bias may be null.
+template <class Out>
+inline void layer_norm(const float* x, const float* weight, const float* bias, std::int64_t n, float eps,
+                       Out* out) noexcept {
+    double sum = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) sum += x[i];
+    const double mean = sum / static_cast<double>(n);
+    double var = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) var += (x[i] - mean) * (x[i] - mean);
+    const float scale = static_cast<float>(1.0 / std::sqrt(var / static_cast<double>(n) + eps));
+    const float m = static_cast<float>(mean);
+    for (std::int64_t i = 0; i < n; ++i)
+        out[i] = static_cast<Out>((x[i] - m) * scale * weight[i] + (bias != nullptr ? bias[i] : 0.0f));
+}
+
+// Rotates pairs (x[i], x[i + n_pairs]) of the first 2*n_pairs dimensions of one head: the
+// "rotate_half" pairing of GPT-NeoX, Qwen2 and Hugging Face's Llama (llama.cpp's NeoX mode).
+inline void rope_neox(float* x, const float* cos_sin, std::int64_t n_pairs) noexcept {
+    for (std::int64_t i = 0; i < n_pairs; ++i) {
+        const float c = cos_sin[2 * i], s = cos_sin[2 * i + 1];
+        const float x0 = x[i], x1 = x[i + n_pairs];
+        x[i] = x0 * c - x1 * s;
+        x[i + n_pairs] = x0 * s + x1 * c;
+    }
 }
 
 // Rotates adjacent pairs (x[2i], x[2i+1]) of the first 2*n_pairs dimensions of one head by
@@ -59,6 +86,17 @@ inline void swiglu(const float* gate, const float* up, std::int64_t n, Out* out)
     for (std::int64_t i = 0; i < n; ++i) {
         const float g = gate[i];
         out[i] = static_cast<Out>(g / (1.0f + std::exp(-g)) * up[i]);
+    }
+}
+
+// out[i] = Scalar(gelu(x[i])) with GPT-2's tanh approximation:
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+template <class Out>
+inline void gelu_tanh(const float* x, std::int64_t n, Out* out) noexcept {
+    constexpr float sqrt_2_over_pi = 0.7978845608028654f;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float v = x[i];
+        out[i] = static_cast<Out>(0.5f * v * (1.0f + std::tanh(sqrt_2_over_pi * (v + 0.044715f * v * v * v))));
     }
 }
 

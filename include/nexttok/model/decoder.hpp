@@ -1,4 +1,5 @@
-// The Llama-family decoder: forward(tokens, positions, cache) -> logits. Templated on Scalar, the
+// The decoder of every supported family (Llama, Qwen2, GPT-2; see architecture.hpp):
+// forward(tokens, positions, cache) -> logits. Templated on Scalar, the
 // type in which the KV cache and the inputs of every weight product are stored (float,
 // Eigen::half, Eigen::bfloat16). Everything that accumulates (dot products, the residual stream,
 // norms, softmax) is float. One forward call takes the whole prompt (prefill: each weight row
@@ -41,17 +42,28 @@ public:
         if (!model_) throw invalid_argument_error("decoder: null model");
         const model_config& c = model_->config();
         const model_weights& w = model_->weights();
-        // Norm weights are tiny: converted to float once here; matrices stay in the file's format.
+        // Norm weights and biases are tiny: converted to float once here (empty when absent);
+        // matrices stay in the file's format.
         auto to_floats = [&](const tensor_view& t) {
-            std::vector<float> v(static_cast<std::size_t>(t.cols()));
-            read_row(t, 0, v.data());
+            std::vector<float> v(static_cast<std::size_t>(t.empty() ? 0 : t.cols()));
+            if (!t.empty()) read_row(t, 0, v.data());
             return v;
         };
         for (const layer_weights& l : w.layers) {
-            attn_norm_.push_back(to_floats(l.attn_norm));
-            ffn_norm_.push_back(to_floats(l.ffn_norm));
+            layer_vectors& v = vectors_.emplace_back();
+            v.attn_norm = to_floats(l.attn_norm);
+            v.attn_norm_b = to_floats(l.attn_norm_b);
+            v.ffn_norm = to_floats(l.ffn_norm);
+            v.ffn_norm_b = to_floats(l.ffn_norm_b);
+            v.q_b = to_floats(l.attn_q_b);
+            v.k_b = to_floats(l.attn_k_b);
+            v.v_b = to_floats(l.attn_v_b);
+            v.o_b = to_floats(l.attn_output_b);
+            v.up_b = to_floats(l.ffn_up_b);
+            v.down_b = to_floats(l.ffn_down_b);
         }
         output_norm_ = to_floats(w.output_norm);
+        output_norm_b_ = to_floats(w.output_norm_b);
         attn_scale_ = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
         reserve(1);
     }
@@ -103,44 +115,80 @@ public:
         for (token_id t : tokens)
             if (t < 0 || t >= c.vocab_size)
                 throw invalid_argument_error("decoder::forward: token id " + std::to_string(t) + " is outside the vocabulary [0, " + std::to_string(c.vocab_size) + ")");
+        const model_weights& w = model_->weights();
+        if (c.positions == position_kind::learned && pos0 + n > static_cast<std::int64_t>(w.position_embd.rows()))
+            throw invalid_argument_error("decoder::forward: position " + std::to_string(pos0 + n - 1) + " is beyond the " + std::to_string(w.position_embd.rows()) + " positions " + model_->file_name() + " has learned");
         cache.reserve(pos0 + n);  // throws cache_full_error before anything is written
         reserve(n, pos0 + n);
 
-        const model_weights& w = model_->weights();
+        // x = token embedding (+ learned position embedding); or RoPE tables for the positions.
         for (std::int64_t i = 0; i < n; ++i) {
-            read_row(w.token_embd, tokens[static_cast<std::size_t>(i)], x_.data() + i * c.dim);
-            rope_table(pos0 + i, c.rope_dim, c.rope_theta, rope_.data() + i * c.rope_dim);
+            float* x = x_.data() + i * c.dim;
+            read_row(w.token_embd, tokens[static_cast<std::size_t>(i)], x);
+            if (c.positions == position_kind::learned) {
+                read_row(w.position_embd, pos0 + i, proj_.data());
+                for (std::int64_t j = 0; j < c.dim; ++j) x[j] += proj_[j];
+            } else {
+                rope_table(pos0 + i, c.rope_dim, c.rope_theta, rope_.data() + i * c.rope_dim);
+            }
         }
         for (std::int64_t l = 0; l < c.n_layers; ++l) layer(l, n, pos0, cache);
 
         // Final norm and classifier, for the rows asked for.
         const std::int64_t first = n - n_out;
-        for (std::int64_t i = first; i < n; ++i)
-            rms_norm(x_.data() + i * c.dim, output_norm_.data(), c.dim, c.norm_eps, xb_.data() + i * c.dim);
+        for (std::int64_t i = first; i < n; ++i) norm(x_.data() + i * c.dim, output_norm_, output_norm_b_, xb_.data() + i * c.dim);
         matmul(w.output, xb_.data() + first * c.dim, c.dim, n_out, logits.data(), c.vocab_size, pool_);
     }
 
 private:
+    // The norm of the architecture: RMSNorm, or LayerNorm with its shift.
+    void norm(const float* x, const std::vector<float>& weight, const std::vector<float>& bias, Scalar* out) const {
+        const model_config& c = config();
+        if (c.norm == norm_kind::layer) layer_norm(x, weight.data(), bias.empty() ? nullptr : bias.data(), c.dim, c.norm_eps, out);
+        else rms_norm(x, weight.data(), c.dim, c.norm_eps, out);
+    }
+
+    // y[t * cols + j] += bias[j] for t < n, when the layer has that bias.
+    static void add_bias(float* y, std::int64_t n, const std::vector<float>& bias) noexcept {
+        const auto cols = static_cast<std::int64_t>(bias.size());
+        for (std::int64_t t = 0; t < n; ++t)
+            for (std::int64_t j = 0; j < cols; ++j) y[t * cols + j] += bias[static_cast<std::size_t>(j)];
+    }
+
+    // RoPE on each head of one token's q or k, in the pairing of the architecture.
+    void rotate(float* x, std::int64_t n_heads, const float* cos_sin) const noexcept {
+        const model_config& c = config();
+        const std::int64_t n_pairs = c.rope_dim / 2;
+        for (std::int64_t h = 0; h < n_heads; ++h) {
+            if (c.positions == position_kind::rope_neox) rope_neox(x + h * c.head_dim, cos_sin, n_pairs);
+            else rope_adjacent(x + h * c.head_dim, cos_sin, n_pairs);
+        }
+    }
+
     // One transformer block over n tokens, in data-flow order (as llama2.c's run.c).
     template <class Cache>
     void layer(std::int64_t l, std::int64_t n, std::int64_t pos0, Cache& cache) {
         const model_config& c = config();
         const layer_weights& w = model_->weights().layers[static_cast<std::size_t>(l)];
+        const layer_vectors& lv = vectors_[static_cast<std::size_t>(l)];
         const std::int64_t dim = c.dim, q_dim = c.q_dim(), kv_dim = c.kv_dim(), hd = c.head_dim;
 
-        // Attention: xb = rmsnorm(x); q, k, v = xb Wq^T, xb Wk^T, xb Wv^T    // xb (n, dim) in Scalar
-        for (std::int64_t i = 0; i < n; ++i)
-            rms_norm(x_.data() + i * dim, attn_norm_[l].data(), dim, c.norm_eps, xb_.data() + i * dim);
+        // Attention: xb = norm(x); q, k, v = xb Wq^T + bq, xb Wk^T + bk, xb Wv^T + bv   // xb (n, dim) in Scalar
+        for (std::int64_t i = 0; i < n; ++i) norm(x_.data() + i * dim, lv.attn_norm, lv.attn_norm_b, xb_.data() + i * dim);
         matmul(w.attn_q, xb_.data(), dim, n, q_.data(), q_dim, pool_);  // q (n, n_heads * head_dim)
         matmul(w.attn_k, xb_.data(), dim, n, k_.data(), kv_dim, pool_);  // k (n, n_kv_heads * head_dim)
         matmul(w.attn_v, xb_.data(), dim, n, v_.data(), kv_dim, pool_);  // v (n, n_kv_heads * head_dim)
+        add_bias(q_.data(), n, lv.q_b);
+        add_bias(k_.data(), n, lv.k_b);
+        add_bias(v_.data(), n, lv.v_b);
 
-        // RoPE on q and k, then k and v go into the cache rows of their positions.
-        const std::int64_t n_pairs = c.rope_dim / 2;
+        // RoPE on q and k (unless positions are learned), then k and v go into the cache rows.
         for (std::int64_t i = 0; i < n; ++i) {
-            const float* cs = rope_.data() + i * c.rope_dim;
-            for (std::int64_t h = 0; h < c.n_heads; ++h) rope_adjacent(q_.data() + i * q_dim + h * hd, cs, n_pairs);
-            for (std::int64_t h = 0; h < c.n_kv_heads; ++h) rope_adjacent(k_.data() + i * kv_dim + h * hd, cs, n_pairs);
+            if (c.positions != position_kind::learned) {
+                const float* cs = rope_.data() + i * c.rope_dim;
+                rotate(q_.data() + i * q_dim, c.n_heads, cs);
+                rotate(k_.data() + i * kv_dim, c.n_kv_heads, cs);
+            }
             Scalar* kc = cache.key(l, pos0 + i);
             Scalar* vc = cache.value(l, pos0 + i);
             for (std::int64_t j = 0; j < kv_dim; ++j) {
@@ -167,17 +215,25 @@ private:
             for (std::int64_t j = 0; j < hd; ++j) dst[j] = static_cast<Scalar>(out[j]);
         });
 
-        // x += att Wo^T
+        // x += att Wo^T + bo
         matmul(w.attn_output, att_.data(), q_dim, n, proj_.data(), dim, pool_);
+        add_bias(proj_.data(), n, lv.o_b);
         for (std::int64_t j = 0; j < n * dim; ++j) x_[j] += proj_[j];
 
-        // Feed-forward (SwiGLU): x += (silu(xb W1^T) * (xb W3^T)) W2^T, xb = rmsnorm(x)
-        for (std::int64_t i = 0; i < n; ++i)
-            rms_norm(x_.data() + i * dim, ffn_norm_[l].data(), dim, c.norm_eps, xb_.data() + i * dim);
-        matmul(w.ffn_gate, xb_.data(), dim, n, gate_.data(), c.hidden_dim, pool_);  // (n, hidden_dim)
-        matmul(w.ffn_up, xb_.data(), dim, n, up_.data(), c.hidden_dim, pool_);      // (n, hidden_dim)
-        swiglu(gate_.data(), up_.data(), n * c.hidden_dim, hb_.data());
+        // Feed-forward, xb = norm(x):
+        //   SwiGLU: x += (silu(xb W1^T) * (xb W3^T)) W2^T
+        //   GELU:   x += gelu(xb Wup^T + bup) Wdown^T + bdown
+        for (std::int64_t i = 0; i < n; ++i) norm(x_.data() + i * dim, lv.ffn_norm, lv.ffn_norm_b, xb_.data() + i * dim);
+        matmul(w.ffn_up, xb_.data(), dim, n, up_.data(), c.hidden_dim, pool_);  // (n, hidden_dim)
+        add_bias(up_.data(), n, lv.up_b);
+        if (c.mlp == mlp_kind::swiglu) {
+            matmul(w.ffn_gate, xb_.data(), dim, n, gate_.data(), c.hidden_dim, pool_);  // (n, hidden_dim)
+            swiglu(gate_.data(), up_.data(), n * c.hidden_dim, hb_.data());
+        } else {
+            gelu_tanh(up_.data(), n * c.hidden_dim, hb_.data());
+        }
         matmul(w.ffn_down, hb_.data(), c.hidden_dim, n, proj_.data(), dim, pool_);
+        add_bias(proj_.data(), n, lv.down_b);
         for (std::int64_t j = 0; j < n * dim; ++j) x_[j] += proj_[j];
     }
 
@@ -185,8 +241,14 @@ private:
 
     std::shared_ptr<const model> model_;
     thread_pool pool_;
-    std::vector<std::vector<float>> attn_norm_, ffn_norm_;  // (n_layers, dim)
-    std::vector<float> output_norm_;                         // (dim)
+    // Per-layer norm weights and biases in float; empty vectors where the family has none.
+    struct layer_vectors {
+        std::vector<float> attn_norm, attn_norm_b, ffn_norm, ffn_norm_b;  // (dim)
+        std::vector<float> q_b, k_b, v_b, o_b;                            // (q_dim), (kv_dim), (kv_dim), (dim)
+        std::vector<float> up_b, down_b;                                  // (hidden_dim), (dim)
+    };
+    std::vector<layer_vectors> vectors_;  // (n_layers)
+    std::vector<float> output_norm_, output_norm_b_;  // (dim)
     float attn_scale_ = 1.0f;
 
     std::int64_t reserved_tokens_ = 0;
@@ -196,7 +258,7 @@ private:
     std::vector<float> q_;      // (n, n_heads * head_dim)
     std::vector<float> k_, v_;  // (n, n_kv_heads * head_dim), before they enter the cache
     std::vector<Scalar> att_;   // (n, n_heads * head_dim) attention output
-    std::vector<float> proj_;   // (n, dim) output of Wo or W2
+    std::vector<float> proj_;   // (n, dim) output of Wo or W2; a position embedding before the layers
     std::vector<float> gate_, up_;  // (n, hidden_dim)
     std::vector<Scalar> hb_;    // (n, hidden_dim) SwiGLU output
     std::vector<float> rope_;   // (n, rope_dim) cos/sin pairs per token

@@ -1,11 +1,13 @@
-// Builds a model from a GGUF file of the Llama architecture: hyper-parameters from the `llama.*`
-// keys, weights as views into the mapping. Tensors follow llama.cpp's names (token_embd,
-// blk.N.attn_q, ..., output_norm, output); no `output.weight` means the classifier is tied to
-// the token embedding.
+// Builds a model from a GGUF file of a known architecture (architecture.hpp): hyper-parameters
+// from the `<arch>.*` keys, weights as views into the mapping. Tensors follow llama.cpp's names,
+// shared by every family (token_embd, blk.N.attn_q, ..., output_norm, output); biases are loaded
+// when present, a fused blk.N.attn_qkv is split into Q, K and V views, and no `output.weight`
+// means the classifier is tied to the token embedding.
 #pragma once
 
 #include <nexttok/error.hpp>
 #include <nexttok/io/gguf.hpp>
+#include <nexttok/model/architecture.hpp>
 #include <nexttok/model/detail/weight_checks.hpp>
 #include <nexttok/model/model.hpp>
 
@@ -23,68 +25,118 @@ inline std::int64_t gguf_hparam(const gguf_file& g, const std::string& key) {
     return static_cast<std::int64_t>(v);
 }
 
-inline const tensor_view& gguf_tensor(const gguf_file& g, const std::string& name) {
-    const tensor_view* t = g.find_tensor(name);
-    if (t == nullptr) throw format_error(g.name() + ": tensor '" + name + "' is missing");
-    return *t;
+inline std::int64_t gguf_hparam_or(const gguf_file& g, const std::string& key, std::int64_t fallback) {
+    return g.find_uint(key) ? gguf_hparam(g, key) : fallback;
 }
 
-inline model_config read_llama_config(const gguf_file& g) {
+inline model_config read_gguf_config(const gguf_file& g) {
     model_config c;
-    c.architecture = std::string(g.get_string("general.architecture"));
-    if (c.architecture != "llama")
-        throw unsupported_error(g.name() + ": general.architecture '" + c.architecture + "' is not supported (expected llama)");
-    const std::string a = c.architecture + ".";
+    const std::string arch(g.get_string("general.architecture"));
+    const auto traits = find_architecture(arch);
+    if (!traits)
+        throw unsupported_error(g.name() + ": general.architecture '" + arch + "' is not supported (expected one of " + known_architecture_names() + ")");
+    c.set_architecture(*traits);
+    const std::string a = arch + ".";
     c.dim = gguf_hparam(g, a + "embedding_length");
     c.hidden_dim = gguf_hparam(g, a + "feed_forward_length");
     c.n_layers = gguf_hparam(g, a + "block_count");
     c.n_heads = gguf_hparam(g, a + "attention.head_count");
-    c.n_kv_heads = g.find_uint(a + "attention.head_count_kv") ? gguf_hparam(g, a + "attention.head_count_kv") : c.n_heads;
+    c.n_kv_heads = gguf_hparam_or(g, a + "attention.head_count_kv", c.n_heads);
     c.max_seq_len = gguf_hparam(g, a + "context_length");
     if (c.n_heads <= 0) throw format_error(g.name() + ": metadata key '" + a + "attention.head_count' must be positive");
-    c.head_dim = g.find_uint(a + "attention.key_length") ? gguf_hparam(g, a + "attention.key_length") : c.dim / c.n_heads;
-    c.rope_dim = g.find_uint(a + "rope.dimension_count") ? gguf_hparam(g, a + "rope.dimension_count") : c.head_dim;
-    c.rope_theta = static_cast<float>(g.find_float(a + "rope.freq_base").value_or(10000.0));
-    c.norm_eps = static_cast<float>(g.find_float(a + "attention.layer_norm_rms_epsilon").value_or(1e-5));
-    const tensor_view& embd = gguf_tensor(g, "token_embd.weight");
-    c.vocab_size = g.find_uint(a + "vocab_size") ? gguf_hparam(g, a + "vocab_size")
-                                                  : static_cast<std::int64_t>(embd.n_dims == 2 ? embd.ne[1] : 0);
-    c.tied_output = g.find_tensor("output.weight") == nullptr;
-    if (c.head_dim * c.n_heads != c.dim && !g.find_uint(a + "attention.key_length"))
+    const bool explicit_head_dim = g.find_uint(a + "attention.key_length").has_value();
+    c.head_dim = explicit_head_dim ? gguf_hparam(g, a + "attention.key_length") : c.dim / c.n_heads;
+    if (!explicit_head_dim && c.head_dim * c.n_heads != c.dim)
         throw format_error(g.name() + ": hyper-parameters: dim = " + std::to_string(c.dim) + " is not a multiple of n_heads = " + std::to_string(c.n_heads));
+    c.rope_dim = gguf_hparam_or(g, a + "rope.dimension_count", c.head_dim);
+    c.rope_theta = static_cast<float>(g.find_float(a + "rope.freq_base").value_or(10000.0));
+    c.norm_eps = static_cast<float>(g.find_float(a + std::string(traits->norm_eps_key)).value_or(1e-5));
+    const tensor_view* embd = g.find_tensor("token_embd.weight");
+    if (embd == nullptr) throw format_error(g.name() + ": tensor 'token_embd.weight' is missing");
+    c.vocab_size = gguf_hparam_or(g, a + "vocab_size", static_cast<std::int64_t>(embd->n_dims == 2 ? embd->ne[1] : 0));
+    c.tied_output = g.find_tensor("output.weight") == nullptr;
     c.validate(g.name());
     return c;
 }
 
+// Rows [first, first + n) of a matrix, or elements [first, first + n) of a vector, as a view.
+inline tensor_view slice_rows(const tensor_view& t, std::uint64_t first, std::uint64_t n, const std::string& name) {
+    tensor_view s = t;
+    s.name = name;
+    const std::uint64_t row_bytes = t.n_dims == 1 ? t.n_bytes / t.ne[0] : t.row_bytes();
+    if (t.n_dims == 1) s.ne[0] = n;
+    else s.ne[1] = n;
+    s.data = t.data + first * row_bytes;
+    s.file_offset = t.file_offset + first * row_bytes;
+    s.n_bytes = n * row_bytes;
+    return s;
+}
+
 }  // namespace detail
 
-// Loads a Llama-architecture GGUF model. Throws io_error, format_error or unsupported_error.
+// Loads a GGUF model. Throws io_error, format_error or unsupported_error.
 inline std::shared_ptr<const model> load_gguf_model(const std::filesystem::path& path) {
     gguf_file g(path);
-    const model_config c = detail::read_llama_config(g);
+    const model_config c = detail::read_gguf_config(g);
     const std::string file = g.name();
-    auto get = [&](const std::string& name, std::int64_t rows, std::int64_t cols) {
-        const tensor_view& t = detail::gguf_tensor(g, name);
-        detail::check_weight(file, t, rows, cols);
-        return t;
+    auto required = [&](const std::string& name, std::int64_t rows, std::int64_t cols) {
+        const tensor_view* t = g.find_tensor(name);
+        if (t == nullptr) throw format_error(file + ": tensor '" + name + "' is missing");
+        detail::check_weight(file, *t, rows, cols);
+        return *t;
     };
+    auto optional = [&](const std::string& name, std::int64_t rows, std::int64_t cols) {
+        return g.find_tensor(name) != nullptr ? required(name, rows, cols) : tensor_view{};
+    };
+    const bool layer_norm = c.norm == norm_kind::layer;
     model_weights w;
-    w.token_embd = get("token_embd.weight", c.vocab_size, c.dim);
-    w.output_norm = get("output_norm.weight", 0, c.dim);
-    w.output = c.tied_output ? w.token_embd : get("output.weight", c.vocab_size, c.dim);
+    w.token_embd = required("token_embd.weight", c.vocab_size, c.dim);
+    if (c.positions == position_kind::learned) {
+        const tensor_view* p = g.find_tensor("position_embd.weight");
+        if (p == nullptr) throw format_error(file + ": tensor 'position_embd.weight' is missing (architecture " + c.architecture + " learns its positions)");
+        w.position_embd = required("position_embd.weight", static_cast<std::int64_t>(p->n_dims == 2 ? p->ne[1] : 0), c.dim);
+    }
+    w.output_norm = required("output_norm.weight", 0, c.dim);
+    if (layer_norm) w.output_norm_b = required("output_norm.bias", 0, c.dim);
+    w.output = c.tied_output ? w.token_embd : required("output.weight", c.vocab_size, c.dim);
     w.layers.resize(static_cast<std::size_t>(c.n_layers));
     for (std::int64_t i = 0; i < c.n_layers; ++i) {
         const std::string p = "blk." + std::to_string(i) + ".";
         layer_weights& l = w.layers[static_cast<std::size_t>(i)];
-        l.attn_norm = get(p + "attn_norm.weight", 0, c.dim);
-        l.attn_q = get(p + "attn_q.weight", c.q_dim(), c.dim);
-        l.attn_k = get(p + "attn_k.weight", c.kv_dim(), c.dim);
-        l.attn_v = get(p + "attn_v.weight", c.kv_dim(), c.dim);
-        l.attn_output = get(p + "attn_output.weight", c.dim, c.q_dim());
-        l.ffn_norm = get(p + "ffn_norm.weight", 0, c.dim);
-        l.ffn_gate = get(p + "ffn_gate.weight", c.hidden_dim, c.dim);
-        l.ffn_up = get(p + "ffn_up.weight", c.hidden_dim, c.dim);
-        l.ffn_down = get(p + "ffn_down.weight", c.dim, c.hidden_dim);
+        l.attn_norm = required(p + "attn_norm.weight", 0, c.dim);
+        l.ffn_norm = required(p + "ffn_norm.weight", 0, c.dim);
+        if (layer_norm) {
+            l.attn_norm_b = required(p + "attn_norm.bias", 0, c.dim);
+            l.ffn_norm_b = required(p + "ffn_norm.bias", 0, c.dim);
+        }
+        if (g.find_tensor(p + "attn_qkv.weight") != nullptr) {
+            const std::int64_t rows = c.q_dim() + 2 * c.kv_dim();
+            const tensor_view qkv = required(p + "attn_qkv.weight", rows, c.dim);
+            const auto q = static_cast<std::uint64_t>(c.q_dim()), kv = static_cast<std::uint64_t>(c.kv_dim());
+            l.attn_q = detail::slice_rows(qkv, 0, q, qkv.name + "[q]");
+            l.attn_k = detail::slice_rows(qkv, q, kv, qkv.name + "[k]");
+            l.attn_v = detail::slice_rows(qkv, q + kv, kv, qkv.name + "[v]");
+            const tensor_view b = optional(p + "attn_qkv.bias", 0, rows);
+            if (!b.empty()) {
+                l.attn_q_b = detail::slice_rows(b, 0, q, b.name + "[q]");
+                l.attn_k_b = detail::slice_rows(b, q, kv, b.name + "[k]");
+                l.attn_v_b = detail::slice_rows(b, q + kv, kv, b.name + "[v]");
+            }
+        } else {
+            l.attn_q = required(p + "attn_q.weight", c.q_dim(), c.dim);
+            l.attn_k = required(p + "attn_k.weight", c.kv_dim(), c.dim);
+            l.attn_v = required(p + "attn_v.weight", c.kv_dim(), c.dim);
+            l.attn_q_b = optional(p + "attn_q.bias", 0, c.q_dim());
+            l.attn_k_b = optional(p + "attn_k.bias", 0, c.kv_dim());
+            l.attn_v_b = optional(p + "attn_v.bias", 0, c.kv_dim());
+        }
+        l.attn_output = required(p + "attn_output.weight", c.dim, c.q_dim());
+        l.attn_output_b = optional(p + "attn_output.bias", 0, c.dim);
+        if (c.mlp == mlp_kind::swiglu) l.ffn_gate = required(p + "ffn_gate.weight", c.hidden_dim, c.dim);
+        l.ffn_up = required(p + "ffn_up.weight", c.hidden_dim, c.dim);
+        l.ffn_up_b = optional(p + "ffn_up.bias", 0, c.hidden_dim);
+        l.ffn_down = required(p + "ffn_down.weight", c.dim, c.hidden_dim);
+        l.ffn_down_b = optional(p + "ffn_down.bias", 0, c.dim);
     }
     return std::make_shared<const model>(c, std::move(w), model::source(std::move(g)));
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nexttok/error.hpp>
+#include <nexttok/model/architecture.hpp>
 
 #include <cstdint>
 #include <string>
@@ -11,6 +12,9 @@ namespace nexttok {
 
 struct model_config {
     std::string architecture = "llama";  // GGUF general.architecture
+    norm_kind norm = norm_kind::rms;
+    position_kind positions = position_kind::rope_adjacent;
+    mlp_kind mlp = mlp_kind::swiglu;
     std::int64_t vocab_size = 0;
     std::int64_t dim = 0;          // width of the residual stream
     std::int64_t hidden_dim = 0;   // width of the feed-forward layer
@@ -21,11 +25,19 @@ struct model_config {
     std::int64_t max_seq_len = 0;  // the context length the model was trained for
     std::int64_t rope_dim = 0;     // leading dimensions of each head that RoPE rotates (= head_dim usually)
     float rope_theta = 10000.0f;   // RoPE base frequency
-    float norm_eps = 1e-5f;        // RMSNorm epsilon
+    float norm_eps = 1e-5f;        // epsilon of RMSNorm or LayerNorm
     bool tied_output = false;      // the classifier is the token-embedding matrix
 
     std::int64_t q_dim() const noexcept { return n_heads * head_dim; }
     std::int64_t kv_dim() const noexcept { return n_kv_heads * head_dim; }
+
+    // Takes the norm, position and MLP kinds of a known architecture.
+    void set_architecture(const architecture_traits& a) {
+        architecture = std::string(a.name);
+        norm = a.norm;
+        positions = a.positions;
+        mlp = a.mlp;
+    }
 
     // Throws format_error "<file>: <what>" when the numbers cannot describe a working model.
     void validate(const std::string& file) const {
@@ -43,7 +55,7 @@ struct model_config {
         positive(max_seq_len, "max_seq_len", std::int64_t{1} << 24);
         if (n_heads % n_kv_heads != 0)
             fail("n_heads = " + std::to_string(n_heads) + " is not a multiple of n_kv_heads = " + std::to_string(n_kv_heads));
-        if (rope_dim <= 0 || rope_dim > head_dim || rope_dim % 2 != 0)
+        if (positions != position_kind::learned && (rope_dim <= 0 || rope_dim > head_dim || rope_dim % 2 != 0))
             fail("rope_dim = " + std::to_string(rope_dim) + " (expected an even number in 2.." + std::to_string(head_dim) + ")");
         if (!(rope_theta > 0.0f)) fail("rope_theta = " + std::to_string(rope_theta) + " (expected > 0)");
         if (!(norm_eps > 0.0f) || !(norm_eps < 1.0f)) fail("norm_eps = " + std::to_string(norm_eps) + " (expected in (0, 1))");

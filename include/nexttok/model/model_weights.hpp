@@ -1,5 +1,7 @@
-// Typed, non-owning views of a Llama-family model's weights inside a mapped file. Matrices use
-// ggml's order (see tensor_view): a [rows, cols] matrix has `rows` outputs, each a row of `cols`.
+// Typed, non-owning views of a decoder's weights inside a mapped file. Matrices use ggml's order
+// (see tensor_view): a [rows, cols] matrix has `rows` outputs, each a row of `cols`. Biases and the
+// LayerNorm shifts are empty views in families that have none; a fused QKV matrix in the file is
+// split by the loader into three views of consecutive rows.
 #pragma once
 
 #include <nexttok/io/tensor_view.hpp>
@@ -15,9 +17,13 @@ struct layer_weights {
     tensor_view attn_v;       // (n_kv_heads * head_dim, dim)
     tensor_view attn_output;  // (dim, n_heads * head_dim)
     tensor_view ffn_norm;     // (dim)
-    tensor_view ffn_gate;     // (hidden_dim, dim)   w1 in llama2.c
+    tensor_view ffn_gate;     // (hidden_dim, dim)   w1 in llama2.c; empty for a GELU MLP
     tensor_view ffn_up;       // (hidden_dim, dim)   w3
     tensor_view ffn_down;     // (dim, hidden_dim)   w2
+    // Optional (empty when the family has none):
+    tensor_view attn_norm_b, ffn_norm_b;                      // (dim) LayerNorm shifts
+    tensor_view attn_q_b, attn_k_b, attn_v_b, attn_output_b;  // biases of the projections
+    tensor_view ffn_up_b, ffn_down_b;                         // biases of the MLP
 };
 
 struct model_weights {
@@ -25,6 +31,8 @@ struct model_weights {
     std::vector<layer_weights> layers;
     tensor_view output_norm;  // (dim)
     tensor_view output;       // (vocab_size, dim); the same view as token_embd when tied
+    tensor_view output_norm_b;  // (dim) LayerNorm shift, optional
+    tensor_view position_embd;  // (n_positions, dim) learned positions, optional
 };
 
 }  // namespace nexttok

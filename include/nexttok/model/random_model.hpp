@@ -1,4 +1,4 @@
-// A Llama-architecture model with random weights, built in memory: for the example program's
+// A model of the Llama layout (RMSNorm, RoPE, SwiGLU, no biases) with random weights, built in memory: for the example program's
 // built-in demo (no file needed), for benchmarks of any shape and weight type, and for tests.
 // Weights are uniform in [-1/sqrt(cols), 1/sqrt(cols)] from a seeded splitmix64 stream (the same
 // seed gives the same model on every platform); norm weights are 1.
@@ -36,6 +36,8 @@ inline std::shared_ptr<const model> make_random_model(model_config c, std::uint6
     if (c.head_dim == 0 && c.n_heads > 0) c.head_dim = c.dim / c.n_heads;
     if (c.rope_dim == 0) c.rope_dim = c.head_dim;
     c.validate("<random model>");
+    if (c.norm != norm_kind::rms || c.positions == position_kind::learned || c.mlp != mlp_kind::swiglu)
+        throw unsupported_error("<random model>: only the llama layout (RMSNorm, RoPE, SwiGLU) is generated");
     if (!detail::is_supported_weight_type(type))
         throw unsupported_error("<random model>: weight type " + to_string(type) + " is not supported");
     const std::size_t elem = type == tensor_type::f32 ? 4 : 2;
