@@ -5,5 +5,6 @@
 #include <nexttok/io/gguf.hpp>
 #include <nexttok/io/gguf_value.hpp>
 #include <nexttok/io/mapped_file.hpp>
+#include <nexttok/io/safetensors.hpp>
 #include <nexttok/io/tensor_type.hpp>
 #include <nexttok/io/tensor_view.hpp>

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <nexttok/model/decoder.hpp>
+#include <nexttok/model/architecture.hpp>
 #include <nexttok/model/gguf_loader.hpp>
+#include <nexttok/model/hf_loader.hpp>
 #include <nexttok/model/llama2c_loader.hpp>
 #include <nexttok/model/load_model.hpp>
 #include <nexttok/model/model.hpp>

@@ -1,10 +1,12 @@
-// Opens a model file and picks the loader by its content: GGUF (magic "GGUF") or a llama2.c
-// checkpoint (anything else is read as its 28-byte header, which the loader validates).
+// Opens a model and picks the loader: a directory is a Hugging Face model (config.json +
+// safetensors); a file is GGUF (magic "GGUF") or else a llama2.c checkpoint (read as its 28-byte
+// header, which the loader validates).
 #pragma once
 
 #include <nexttok/error.hpp>
 #include <nexttok/io/gguf.hpp>
 #include <nexttok/model/gguf_loader.hpp>
+#include <nexttok/model/hf_loader.hpp>
 #include <nexttok/model/llama2c_loader.hpp>
 
 #include <cstdint>
@@ -25,8 +27,7 @@ inline bool is_gguf_file(const std::filesystem::path& path) {
 }
 
 inline std::shared_ptr<const model> load_model(const std::filesystem::path& path) {
-    if (std::filesystem::is_directory(path))
-        throw unsupported_error(path.string() + ": is a directory (expected a GGUF file or a llama2.c checkpoint)");
+    if (std::filesystem::is_directory(path)) return load_hf_model(path);
     if (is_gguf_file(path)) return load_gguf_model(path);
     try {
         return load_llama2c_model(path);

@@ -5,18 +5,21 @@
 
 #include <nexttok/io/gguf.hpp>
 #include <nexttok/io/mapped_file.hpp>
+#include <nexttok/io/safetensors.hpp>
 #include <nexttok/model/model_config.hpp>
 #include <nexttok/model/model_weights.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace nexttok {
 
-enum class model_file_format { gguf, llama2c, memory };
+enum class model_file_format { gguf, llama2c, hf_directory, memory };
 
 class model {
 public:
@@ -25,9 +28,25 @@ public:
         std::shared_ptr<std::byte[]> bytes;
         std::size_t size = 0;
         std::string name = "<memory>";
+
+        static memory_buffer allocate(std::size_t size, std::string name) {
+            memory_buffer b;
+            b.size = size;
+            b.name = std::move(name);
+            b.bytes = std::shared_ptr<std::byte[]>(new (std::align_val_t{64}) std::byte[size == 0 ? 1 : size],
+                                                   [](std::byte* p) { ::operator delete[](p, std::align_val_t{64}); });
+            return b;
+        }
+    };
+    // A Hugging Face directory: its safetensors shards (mapped), plus the tensors the loader had
+    // to convert (transposed GPT-2 Conv1D weights), owned here.
+    struct hf_files {
+        std::filesystem::path dir;
+        std::vector<safetensors_file> shards;
+        std::vector<memory_buffer> converted;
     };
     // What holds the weights; the views in `weights` point into it.
-    using source = std::variant<gguf_file, mapped_file, memory_buffer>;
+    using source = std::variant<gguf_file, mapped_file, hf_files, memory_buffer>;
 
     model(model_config config, model_weights weights, source src)
         : config_(std::move(config)), weights_(std::move(weights)), source_(std::move(src)) {}
@@ -39,7 +58,8 @@ public:
     const model_weights& weights() const noexcept { return weights_; }
     model_file_format format() const noexcept {
         if (std::holds_alternative<gguf_file>(source_)) return model_file_format::gguf;
-        return std::holds_alternative<mapped_file>(source_) ? model_file_format::llama2c : model_file_format::memory;
+        if (std::holds_alternative<mapped_file>(source_)) return model_file_format::llama2c;
+        return std::holds_alternative<hf_files>(source_) ? model_file_format::hf_directory : model_file_format::memory;
     }
     // The GGUF metadata (for the tokenizer, say), or nullptr for a llama2.c checkpoint.
     const gguf_file* gguf() const noexcept { return std::get_if<gguf_file>(&source_); }
@@ -47,6 +67,7 @@ public:
     std::string file_name() const {
         if (const gguf_file* g = gguf()) return g->name();
         if (const mapped_file* f = std::get_if<mapped_file>(&source_)) return f->name();
+        if (const hf_files* h = std::get_if<hf_files>(&source_)) return h->dir.filename().string();
         return std::get<memory_buffer>(source_).name;
     }
 

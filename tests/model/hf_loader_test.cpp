@@ -1,0 +1,230 @@
+// Hugging Face directories: the stories260K directory in ../shared (Llama, Q/K in rotate-half
+// order, tied) against llama.cpp's logits for the same model; Qwen2 and GPT-2 directories written
+// here from the shared GGUF files (HF names, GPT-2's Conv1D weights transposed as HF stores them,
+// GPT-2 sharded with an index) against llama.cpp's logits for those GGUF files; malformed inputs.
+#include <nexttok/cache/kv_cache.hpp>
+#include <nexttok/io/gguf.hpp>
+#include <nexttok/io/safetensors.hpp>
+#include <nexttok/model/decoder.hpp>
+#include <nexttok/model/load_model.hpp>
+
+#include <file_patch.hpp>
+#include <reference_logits.hpp>
+#include <safetensors_writer.hpp>
+#include <test_data.hpp>
+
+#include <gtest/gtest.h>
+
+namespace nexttok {
+namespace {
+
+double reference_error(const std::shared_ptr<const model>& m, const test::reference_logits& ref, bool check_greedy) {
+    const std::int64_t V = m->config().vocab_size;
+    decoder<float> dec(m);
+    kv_cache<float> cache(m->config(), 64);
+    std::vector<float> logits(ref.prompt.size() * V);
+    dec.forward(ref.prompt, 0, cache, logits, logits_for::all);
+    std::vector<float> expected;
+    for (const auto& row : ref.logits) expected.insert(expected.end(), row.begin(), row.end());
+    for (std::size_t p = 0; p < ref.prompt.size(); ++p)
+        EXPECT_EQ(test::argmax(logits.data() + p * V, V), test::argmax(ref.logits[p].data(), V)) << "position " << p;
+    if (check_greedy) {
+        std::vector<float> step(V);
+        auto next = static_cast<token_id>(test::argmax(logits.data() + (ref.prompt.size() - 1) * V, V));
+        auto pos = static_cast<std::int64_t>(ref.prompt.size());
+        for (std::size_t i = 0; i < ref.greedy.size(); ++i) {
+            EXPECT_EQ(next, ref.greedy[i]) << "greedy token " << i;
+            dec.forward(std::span<const token_id>(&next, 1), pos++, cache, step);
+            next = static_cast<token_id>(test::argmax(step.data(), V));
+        }
+    }
+    return test::relative_rms_error(logits, expected);
+}
+
+TEST(hf_directory, stories260K_matches_llama_cpp) {
+    NEXTTOK_REQUIRE_DATA("models/stories260K/hf/model.safetensors");
+    auto m = load_model(test::data_path("models/stories260K/hf"));
+    EXPECT_EQ(m->format(), model_file_format::hf_directory);
+    EXPECT_EQ(m->config().positions, position_kind::rope_neox);
+    EXPECT_TRUE(m->config().tied_output);
+    const auto ref = test::read_reference_logits(test::data_path("reference/stories260K.logits.txt").string());
+    EXPECT_LT(reference_error(m, ref, true), 1e-4);
+}
+
+// A tensor of a GGUF file in HF's layout: PyTorch shape (rows, cols), or (cols, rows) with the data
+// transposed for GPT-2's Conv1D weights.
+test::st_tensor from_gguf(const gguf_file& g, const std::string& gguf_name, const std::string& hf_name, bool conv1d = false) {
+    const tensor_view* t = g.find_tensor(gguf_name);
+    if (t == nullptr) throw std::runtime_error("test: no tensor " + gguf_name);
+    test::st_tensor s;
+    s.name = hf_name;
+    const std::uint64_t cols = t->ne[0], rows = t->ne[1];
+    s.data.resize(t->n_bytes);
+    if (t->n_dims == 1) {
+        s.shape = {cols};
+        std::memcpy(s.data.data(), t->data, t->n_bytes);
+    } else if (!conv1d) {
+        s.shape = {rows, cols};
+        std::memcpy(s.data.data(), t->data, t->n_bytes);
+    } else {
+        s.shape = {cols, rows};
+        for (std::uint64_t r = 0; r < rows; ++r)
+            for (std::uint64_t c = 0; c < cols; ++c) std::memcpy(s.data.data() + (c * rows + r) * 4, t->data + (r * cols + c) * 4, 4);
+    }
+    return s;
+}
+
+TEST(hf_directory, qwen2_written_from_gguf_matches_llama_cpp) {
+    NEXTTOK_REQUIRE_DATA("models/random/tiny-qwen2-f32.gguf");
+    gguf_file g(test::data_path("models/random/tiny-qwen2-f32.gguf"));
+    test::temp_dir dir;
+    std::vector<test::st_tensor> ts = {from_gguf(g, "token_embd.weight", "model.embed_tokens.weight"),
+                                       from_gguf(g, "output_norm.weight", "model.norm.weight")};
+    const std::pair<const char*, const char*> names[] = {
+        {"attn_norm.weight", "input_layernorm.weight"}, {"attn_q.weight", "self_attn.q_proj.weight"},
+        {"attn_k.weight", "self_attn.k_proj.weight"},   {"attn_v.weight", "self_attn.v_proj.weight"},
+        {"attn_q.bias", "self_attn.q_proj.bias"},       {"attn_k.bias", "self_attn.k_proj.bias"},
+        {"attn_v.bias", "self_attn.v_proj.bias"},       {"attn_output.weight", "self_attn.o_proj.weight"},
+        {"ffn_norm.weight", "post_attention_layernorm.weight"}, {"ffn_gate.weight", "mlp.gate_proj.weight"},
+        {"ffn_up.weight", "mlp.up_proj.weight"},        {"ffn_down.weight", "mlp.down_proj.weight"}};
+    for (int l = 0; l < 2; ++l)
+        for (const auto& [ours, hf] : names)
+            ts.push_back(from_gguf(g, "blk." + std::to_string(l) + "." + ours, "model.layers." + std::to_string(l) + "." + hf));
+    test::write_safetensors(dir.path() / "model.safetensors", ts);
+    test::write_json(dir.path() / "config.json",
+                     {{"architectures", {"Qwen2ForCausalLM"}}, {"hidden_size", 128}, {"intermediate_size", 352},
+                      {"num_hidden_layers", 2}, {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+                      {"vocab_size", 512}, {"max_position_embeddings", 512}, {"rms_norm_eps", 1e-6},
+                      {"rope_theta", 1000000.0}, {"tie_word_embeddings", true}});
+    auto m = load_model(dir.path());
+    EXPECT_EQ(m->config().architecture, "qwen2");
+    const auto ref = test::read_reference_logits(test::data_path("reference/tiny-qwen2-f32.logits.txt").string());
+    EXPECT_LT(reference_error(m, ref, true), 1e-4);
+}
+
+TEST(hf_directory, gpt2_sharded_with_conv1d_weights_matches_llama_cpp) {
+    NEXTTOK_REQUIRE_DATA("models/random/tiny-gpt2-f32.gguf");
+    gguf_file g(test::data_path("models/random/tiny-gpt2-f32.gguf"));
+    test::temp_dir dir;
+    std::vector<test::st_tensor> first = {from_gguf(g, "token_embd.weight", "transformer.wte.weight"),
+                                          from_gguf(g, "position_embd.weight", "transformer.wpe.weight")};
+    std::vector<test::st_tensor> second = {from_gguf(g, "output_norm.weight", "transformer.ln_f.weight"),
+                                           from_gguf(g, "output_norm.bias", "transformer.ln_f.bias"),
+                                           from_gguf(g, "output.weight", "lm_head.weight")};
+    const std::tuple<const char*, const char*, bool> names[] = {
+        {"attn_norm.weight", "ln_1.weight", false},     {"attn_norm.bias", "ln_1.bias", false},
+        {"attn_qkv.weight", "attn.c_attn.weight", true}, {"attn_qkv.bias", "attn.c_attn.bias", false},
+        {"attn_output.weight", "attn.c_proj.weight", true}, {"attn_output.bias", "attn.c_proj.bias", false},
+        {"ffn_norm.weight", "ln_2.weight", false},      {"ffn_norm.bias", "ln_2.bias", false},
+        {"ffn_up.weight", "mlp.c_fc.weight", true},      {"ffn_up.bias", "mlp.c_fc.bias", false},
+        {"ffn_down.weight", "mlp.c_proj.weight", true},  {"ffn_down.bias", "mlp.c_proj.bias", false}};
+    nlohmann::json weight_map = nlohmann::json::object();
+    for (int l = 0; l < 2; ++l)
+        for (const auto& [ours, hf, conv] : names)
+            (l == 0 ? first : second).push_back(from_gguf(g, "blk." + std::to_string(l) + "." + ours, "transformer.h." + std::to_string(l) + "." + hf, conv));
+    for (const auto& t : first) weight_map[t.name] = "model-00001-of-00002.safetensors";
+    for (const auto& t : second) weight_map[t.name] = "model-00002-of-00002.safetensors";
+    test::write_safetensors(dir.path() / "model-00001-of-00002.safetensors", first);
+    test::write_safetensors(dir.path() / "model-00002-of-00002.safetensors", second);
+    test::write_json(dir.path() / "model.safetensors.index.json", {{"metadata", {{"total_size", 0}}}, {"weight_map", weight_map}});
+    test::write_json(dir.path() / "config.json",
+                     {{"architectures", {"GPT2LMHeadModel"}}, {"n_embd", 128}, {"n_layer", 2}, {"n_head", 4},
+                      {"n_positions", 256}, {"n_inner", nullptr}, {"vocab_size", 512}, {"layer_norm_epsilon", 1e-5},
+                      {"tie_word_embeddings", false}});
+    auto m = load_model(dir.path());
+    EXPECT_EQ(m->config().architecture, "gpt2");
+    EXPECT_FALSE(m->config().tied_output);
+    const auto ref = test::read_reference_logits(test::data_path("reference/tiny-gpt2-f32.logits.txt").string());
+    EXPECT_LT(reference_error(m, ref, false), 1e-3);
+}
+
+// ---- malformed input ----
+
+std::string safetensors_error(const test::bytes& b) {
+    test::temp_dir dir;
+    const auto path = dir.write("bad.safetensors", b);
+    try {
+        safetensors_file f(path);
+    } catch (const format_error& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("bad.safetensors"), std::string::npos) << msg;
+        return msg;
+    }
+    ADD_FAILURE() << "malformed safetensors file opened without error";
+    return {};
+}
+
+test::bytes make_safetensors(const std::string& header, std::size_t data_bytes) {
+    test::bytes b(8 + header.size() + data_bytes);
+    test::put<std::uint64_t>(b, 0, header.size());
+    std::memcpy(b.data() + 8, header.data(), header.size());
+    return b;
+}
+
+TEST(safetensors_malformed, header_length_past_the_end) {
+    auto b = make_safetensors(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 8);
+    test::put<std::uint64_t>(b, 0, 1u << 20);
+    EXPECT_NE(safetensors_error(b).find("header length at offset 0x0"), std::string::npos);
+    test::put<std::uint64_t>(b, 0, ~std::uint64_t{0});
+    EXPECT_NE(safetensors_error(b).find("do not fit"), std::string::npos);
+    EXPECT_NE(safetensors_error(test::bytes(5)).find("header length"), std::string::npos);
+}
+
+TEST(safetensors_malformed, header_is_not_a_json_object) {
+    EXPECT_NE(safetensors_error(make_safetensors("[1, 2, 3]", 0)).find("expected a JSON object"), std::string::npos);
+    EXPECT_NE(safetensors_error(make_safetensors("{\"a\": ", 0)).find("not valid JSON"), std::string::npos);
+}
+
+TEST(safetensors_malformed, offsets_out_of_bounds_or_inconsistent) {
+    const auto past = safetensors_error(make_safetensors(R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 8));
+    EXPECT_NE(past.find("tensor 'w'"), std::string::npos) << past;
+    EXPECT_NE(past.find("outside the 8 bytes of data"), std::string::npos) << past;
+    const auto size = safetensors_error(make_safetensors(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", 8));
+    EXPECT_NE(size.find("need 12"), std::string::npos) << size;
+    const auto overlap = safetensors_error(make_safetensors(
+        R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})", 16));
+    EXPECT_NE(overlap.find("overlaps"), std::string::npos) << overlap;
+}
+
+TEST(safetensors_malformed, unknown_dtype) {
+    const auto msg = safetensors_error(make_safetensors(R"({"w":{"dtype":"F12","shape":[2],"data_offsets":[0,8]}})", 8));
+    EXPECT_NE(msg.find("unknown dtype 'F12'"), std::string::npos) << msg;
+}
+
+TEST(hf_directory_malformed, config_errors_name_the_key) {
+    NEXTTOK_REQUIRE_DATA("models/stories260K/hf/model.safetensors");
+    test::temp_dir dir;
+    std::filesystem::copy_file(test::data_path("models/stories260K/hf/model.safetensors"), dir.path() / "model.safetensors");
+    auto expect_error = [&](const nlohmann::json& config, const std::string& needle) {
+        test::write_json(dir.path() / "config.json", config);
+        try {
+            load_model(dir.path());
+            ADD_FAILURE() << "loaded: " << config.dump();
+        } catch (const error& e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    const auto text = test::read_bytes(test::data_path("models/stories260K/hf/config.json"));
+    const nlohmann::json good = nlohmann::json::parse(text.begin(), text.end());
+    auto c = good;
+    c.erase("num_hidden_layers");
+    expect_error(c, "config.json: key 'num_hidden_layers' is missing");
+    c = good;
+    c["architectures"] = {"MambaForCausalLM"};
+    expect_error(c, "architecture 'MambaForCausalLM' is not supported");
+    c = good;
+    c["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}};
+    expect_error(c, "RoPE scaling");
+    c = good;
+    c["num_key_value_heads"] = 3;
+    expect_error(c, "not a multiple of n_kv_heads");
+    expect_error(nlohmann::json::array(), "expected a JSON object");
+    c = good;
+    c["hidden_size"] = 128;  // the tensors no longer match
+    expect_error(c, "does not match the hyper-parameters");
+    std::filesystem::remove(dir.path() / "model.safetensors");
+    expect_error(good, "neither model.safetensors nor model.safetensors.index.json");
+}
+
+}  // namespace
+}  // namespace nexttok
