@@ -17,7 +17,16 @@ namespace nexttok::test {
 
 inline const char* const llama_spm_vocab = "tokenizers/llama.cpp-vectors/ggml-vocab-llama-spm.gguf";
 inline const char* const tok512_bin = "models/stories260K/tok512.bin";
+inline const char* const tok512_model = "models/stories260K/tok512.model";
 inline const char* const stories260k_gguf = "models/stories260K/stories260K.gguf";
+// Byte-level BPE.
+inline const char* const gpt2_vocab = "tokenizers/llama.cpp-vectors/ggml-vocab-gpt-2.gguf";
+inline const char* const llama_bpe_vectors = "tokenizers/llama.cpp-vectors/ggml-vocab-llama-bpe.gguf";  // .inp/.out only
+inline const char* const gpt2_encoder = "tokenizers/gpt2/encoder.json";
+inline const char* const gpt2_merges = "tokenizers/gpt2/vocab.bpe";
+inline const char* const llama3_encoder = "tokenizers/llama3/encoder.json";
+inline const char* const llama3_merges = "tokenizers/llama3/vocab.bpe";
+inline const char* const tiny_qwen2_gguf = "models/random/tiny-qwen2-f32.gguf";
 
 // Loaded on first use; callers check NEXTTOK_REQUIRE_DATA first.
 inline const tokenizer& llama_spm_tokenizer() {
@@ -30,6 +39,17 @@ inline const tokenizer& tok512_tokenizer() {
 }
 inline const tokenizer& stories260k_gguf_tokenizer() {
     static const tokenizer t = load_tokenizer(gguf_file(data_path(stories260k_gguf)));
+    return t;
+}
+// GPT-2 from llama.cpp's vocabulary-only GGUF.
+inline const tokenizer& gpt2_gguf_tokenizer() {
+    static const tokenizer t = load_tokenizer(gguf_file(data_path(gpt2_vocab)));
+    return t;
+}
+// Llama 3 from encoder.json + vocab.bpe, with <|begin_of_text|> = 128000 and <|end_of_text|> = 128001.
+inline const tokenizer& llama3_files_tokenizer() {
+    static const tokenizer t =
+        load_gpt2_tokenizer(data_path(llama3_encoder), data_path(llama3_merges), pre_tokenizer_kind::llama3);
     return t;
 }
 

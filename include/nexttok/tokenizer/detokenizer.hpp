@@ -1,7 +1,8 @@
 // Streaming detokenization: turns tokens, one at a time, into text that is safe to show now.
 //
 // push() returns only whole UTF-8 characters. Byte-fallback tokens can spell one character over 2-4
-// tokens ("é" = <0xC3> <0xA9>); the bytes of a character that is not complete yet are held back until
+// tokens ("é" = <0xC3> <0xA9>), and a byte-level BPE token can end inside a character (GPT-2 spells
+// "👋" as "ĠðŁĳ" + "ĭ"); the bytes of a character that is not complete yet are held back until
 // the next token completes it. Bytes that can never become a well-formed character are replaced by
 // U+FFFD at once (one per maximal ill-formed subpart), so every push() result is valid UTF-8.
 // flush() returns what is held back, an incomplete character becoming U+FFFD.

@@ -4,13 +4,23 @@
 //   bos_token_id, eos_token_id, unknown_token_id (optional; defaults 1, 2, 0 for SentencePiece;
 //                -1 / 0xFFFFFFFF means "none")
 //   add_bos_token, add_eos_token, add_space_prefix (optional; defaults true, false, true)
-// Only tokenizer.ggml.model = "llama" (SentencePiece BPE) is implemented; other models are
+// and for tokenizer.ggml.model = "gpt2" (byte-level BPE):
+//   merges       array of strings "left right" (required), in rank order
+//   pre          the pre-tokenizer (optional, "default" when absent, as llama.cpp): "gpt-2"/"default",
+//                "llama-bpe"/"llama3"/"llama-v3" (which also sets ignore_merges and add_bos by
+//                default), "qwen2"; any other name is unsupported_error naming it
+//   bos/eos/unknown_token_id (optional; default none), add_bos_token (default: Llama 3 true,
+//                others false), add_eos_token (default false)
+// tokenizer.ggml.model = "llama" (SentencePiece BPE) and "gpt2" are implemented; other models are
 // unsupported_error. Every array length, type value and id is checked: format_error naming the file,
 // the key, its offset and what was expected.
 #pragma once
 
 #include <nexttok/error.hpp>
 #include <nexttok/io/gguf.hpp>
+#include <nexttok/tokenizer/bpe_tokenizer.hpp>
+#include <nexttok/tokenizer/detail/merge_rules.hpp>
+#include <nexttok/tokenizer/pre_tokenizer.hpp>
 #include <nexttok/tokenizer/spm_tokenizer.hpp>
 #include <nexttok/tokenizer/tokenizer.hpp>
 #include <nexttok/tokenizer/vocabulary.hpp>
@@ -43,8 +53,9 @@ inline token_id gguf_special_id(const gguf_file& file, std::string_view key, tok
 
 }  // namespace detail
 
-// The token table of any GGUF tokenizer (the model type is not checked here).
-inline vocabulary load_gguf_vocabulary(const gguf_file& file) {
+// The token table of any GGUF tokenizer (the model type is not checked here). `defaults`: the
+// special ids when their keys are absent (llama.cpp's SentencePiece defaults: bos 1, eos 2, unk 0).
+inline vocabulary load_gguf_vocabulary(const gguf_file& file, special_token_ids defaults = {1, 2, 0}) {
     constexpr std::string_view tokens_key = "tokenizer.ggml.tokens";
     constexpr std::string_view scores_key = "tokenizer.ggml.scores";
     constexpr std::string_view types_key = "tokenizer.ggml.token_type";
@@ -87,20 +98,64 @@ inline vocabulary load_gguf_vocabulary(const gguf_file& file) {
     }
 
     special_token_ids special;
-    special.bos = detail::gguf_special_id(file, "tokenizer.ggml.bos_token_id", 1, n);
-    special.eos = detail::gguf_special_id(file, "tokenizer.ggml.eos_token_id", 2, n);
-    special.unk = detail::gguf_special_id(file, "tokenizer.ggml.unknown_token_id", 0, n);
+    special.bos = detail::gguf_special_id(file, "tokenizer.ggml.bos_token_id", defaults.bos, n);
+    special.eos = detail::gguf_special_id(file, "tokenizer.ggml.eos_token_id", defaults.eos, n);
+    special.unk = detail::gguf_special_id(file, "tokenizer.ggml.unknown_token_id", defaults.unk, n);
     return vocabulary(std::move(tokens), special);
 }
 
-// The tokenizer of a GGUF model. unsupported_error for a tokenizer model other than "llama".
+// The byte-level BPE tokenizer of a GGUF file whose tokenizer.ggml.model is "gpt2" (not checked here).
+inline bpe_tokenizer load_gguf_bpe_tokenizer(const gguf_file& file) {
+    constexpr std::string_view pre_key = "tokenizer.ggml.pre";
+    constexpr std::string_view merges_key = "tokenizer.ggml.merges";
+
+    // llama.cpp reads an absent pre as "default" (with a warning that quality may degrade).
+    const std::string_view pre_name = file.find_string(pre_key).value_or("default");
+    const std::optional<pre_tokenizer_kind> kind = pre_tokenizer_kind_from_gguf(pre_name);
+    if (!kind)
+        throw unsupported_error(file.name() + ": metadata key '" + std::string(pre_key) + "': pre-tokenizer '" +
+                                std::string(pre_name) +
+                                "' is not supported (supported: 'gpt-2', 'default', 'llama-bpe', 'llama3', 'llama-v3', 'qwen2')");
+
+    vocabulary vocab = load_gguf_vocabulary(file, special_token_ids{});  // no default special ids
+    const std::vector<std::string_view> lines = file.get_string_array(merges_key);
+    std::vector<bpe_merge> merges;
+    merges.reserve(lines.size());
+    std::string problem;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const auto parts = detail::split_merge_line(lines[i]);
+        if (!parts)
+            detail::fail_gguf_key(file, merges_key, "merge " + std::to_string(i) + " to read '<left> <right>', found '" +
+                                                        std::string(lines[i]) + "'");
+        const auto m = detail::resolve_bpe_merge(vocab, parts->first, parts->second, problem);
+        if (!m) detail::fail_gguf_key(file, merges_key, "merge " + std::to_string(i) + " ('" + std::string(lines[i]) + "'): " + problem);
+        merges.push_back(*m);
+    }
+
+    bpe_options options;
+    options.ignore_merges = *kind == pre_tokenizer_kind::llama3;
+    const std::optional<bool> add_bos = file.find_bool("tokenizer.ggml.add_bos_token");
+    const std::optional<bool> add_eos = file.find_bool("tokenizer.ggml.add_eos_token");
+    // As llama.cpp's check_add_special_token: asking for BOS/EOS without its id is an error.
+    if (add_bos.value_or(false) && vocab.bos() == no_token)
+        detail::fail_gguf_key(file, "tokenizer.ggml.add_bos_token", "false, since tokenizer.ggml.bos_token_id is not set");
+    if (add_eos.value_or(false) && vocab.eos() == no_token)
+        detail::fail_gguf_key(file, "tokenizer.ggml.add_eos_token", "false, since tokenizer.ggml.eos_token_id is not set");
+    options.add_bos = add_bos.value_or(*kind == pre_tokenizer_kind::llama3 && vocab.bos() != no_token);
+    options.add_eos = add_eos.value_or(false);
+    return bpe_tokenizer(std::move(vocab), merges, pre_tokenizer(*kind), options);
+}
+
+// The tokenizer of a GGUF model, by tokenizer.ggml.model: "llama" (SentencePiece BPE) or "gpt2"
+// (byte-level BPE); unsupported_error for another model.
 inline tokenizer load_tokenizer(const gguf_file& file) {
     constexpr std::string_view model_key = "tokenizer.ggml.model";
     const std::optional<std::string_view> model = file.find_string(model_key);
     if (!model) throw format_error(file.name() + ": metadata key '" + std::string(model_key) + "' is missing");
+    if (*model == "gpt2") return tokenizer(load_gguf_bpe_tokenizer(file));
     if (*model != "llama")
         throw unsupported_error(file.name() + ": metadata key '" + std::string(model_key) + "': tokenizer model '" +
-                                std::string(*model) + "' is not supported (supported: 'llama')");
+                                std::string(*model) + "' is not supported (supported: 'llama', 'gpt2')");
 
     spm_options options;
     options.add_bos = file.find_bool("tokenizer.ggml.add_bos_token").value_or(options.add_bos);

@@ -19,6 +19,7 @@
 
 #include <nexttok/error.hpp>
 #include <nexttok/tokenizer/decode_state.hpp>
+#include <nexttok/tokenizer/detail/special_partition.hpp>
 #include <nexttok/tokenizer/detail/spm_merge.hpp>
 #include <nexttok/tokenizer/vocabulary.hpp>
 #include <nexttok/types.hpp>
@@ -69,7 +70,7 @@ public:
 
         bool after_special = true;  // the first fragment gets the dummy prefix
         std::string escaped;
-        for (const fragment& f : partition(text, parse_special)) {
+        for (const detail::text_fragment& f : detail::partition_special(vocab_, text, parse_special)) {
             if (f.id != no_token) {
                 out.push_back(f.id);
                 after_special = true;
@@ -117,12 +118,6 @@ public:
     const spm_options& options() const noexcept { return options_; }
 
 private:
-    // A piece of the input: raw text [begin, begin + length), or a special token matched whole.
-    struct fragment {
-        std::size_t begin = 0, length = 0;
-        token_id id = no_token;
-    };
-
     static std::string make_piece(const token_data& t) {
         switch (t.type) {
             case token_type::control:
@@ -145,32 +140,6 @@ private:
             }
         }
         return piece;
-    }
-
-    // Cuts the special texts out of `text`, longest special text first, each occurrence left to right.
-    std::vector<fragment> partition(std::string_view text, bool parse_special) const {
-        std::vector<fragment> fragments{{0, text.size(), no_token}};
-        std::vector<fragment> next;
-        for (const token_id special : vocab_.special_texts()) {
-            const token_data& t = vocab_[special];
-            if (!parse_special && t.type != token_type::user_defined) continue;
-            next.clear();
-            for (const fragment& f : fragments) {
-                if (f.id != no_token) {
-                    next.push_back(f);
-                    continue;
-                }
-                const std::string_view raw = text.substr(f.begin, f.length);
-                std::size_t pos = 0;
-                for (std::size_t hit; (hit = raw.find(t.text, pos)) != std::string_view::npos; pos = hit + t.text.size()) {
-                    if (hit > pos) next.push_back({f.begin + pos, hit - pos, no_token});
-                    next.push_back({f.begin + hit, t.text.size(), special});
-                }
-                if (pos < raw.size()) next.push_back({f.begin + pos, raw.size() - pos, no_token});
-            }
-            fragments.swap(next);
-        }
-        return fragments;
     }
 
     vocabulary vocab_;

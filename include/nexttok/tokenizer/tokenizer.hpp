@@ -1,12 +1,14 @@
 // The one tokenizer type that generate(), the stopping criteria and the examples use: text <-> token
-// ids, whatever the model's tokenizer family. Today it holds the SentencePiece-BPE implementation
-// (Llama 2, llama2.c); byte-level BPE (GPT-2, Llama 3, Qwen2) joins the variant behind the same
-// interface. Build one with load_tokenizer(gguf_file) or load_llama2c_tokenizer(path).
+// ids, whatever the model's tokenizer family: SentencePiece-BPE (Llama 2, llama2.c) or byte-level
+// BPE (GPT-2, Llama 3, Qwen2), held in a variant behind one interface. Build one with
+// load_tokenizer(gguf_file), load_llama2c_tokenizer(path), load_spm_tokenizer(tokenizer.model),
+// load_hf_tokenizer(tokenizer.json) or load_gpt2_tokenizer(encoder.json, vocab.bpe, kind).
 //
 // Ownership: owns its vocabulary; a copy duplicates it (tens of thousands of strings), so pass it by
 // reference. Thread-safety: immutable; concurrent calls are safe.
 #pragma once
 
+#include <nexttok/tokenizer/bpe_tokenizer.hpp>
 #include <nexttok/tokenizer/decode_state.hpp>
 #include <nexttok/tokenizer/spm_tokenizer.hpp>
 #include <nexttok/tokenizer/vocabulary.hpp>
@@ -25,10 +27,11 @@ namespace nexttok {
 class tokenizer {
 public:
     explicit tokenizer(spm_tokenizer impl) : impl_(std::move(impl)) {}
+    explicit tokenizer(bpe_tokenizer impl) : impl_(std::move(impl)) {}
 
-    // Token ids of `text`, BOS first when add_bos. Texts of control tokens ("<s>") are matched as
-    // those tokens only when parse_special; otherwise they are plain text. Any byte string encodes
-    // (invalid UTF-8 goes through byte-fallback tokens).
+    // Token ids of `text`, BOS first when add_bos. Texts of control tokens ("<s>", "<|endoftext|>")
+    // are matched as those tokens only when parse_special; otherwise they are plain text. Any byte
+    // string encodes (invalid UTF-8 goes through byte-fallback tokens, or byte-level symbols).
     std::vector<token_id> encode(std::string_view text, bool add_bos, bool parse_special = false) const {
         return std::visit([&](const auto& t) { return t.encode(text, add_bos, parse_special); }, impl_);
     }
@@ -47,7 +50,8 @@ public:
         std::visit([&](const auto& t) { t.decode_piece(id, state, out); }, impl_);
     }
 
-    // The raw bytes of one token ("▁Hello" -> " Hello", "<0x0A>" -> "\n", control tokens -> "").
+    // The raw bytes of one token ("▁Hello" -> " Hello", "<0x0A>" -> "\n", "Ġworld" -> " world",
+    // control tokens -> "").
     std::string token_to_piece(token_id id) const {
         return std::visit([&](const auto& t) { return t.token_to_piece(id); }, impl_);
     }
@@ -73,8 +77,12 @@ public:
         return std::visit([](const auto& t) -> const vocabulary& { return t.vocab(); }, impl_);
     }
 
+    // The implementation, for what only one family has (the BPE pre-tokenizer); nullptr for the other.
+    const spm_tokenizer* spm() const noexcept { return std::get_if<spm_tokenizer>(&impl_); }
+    const bpe_tokenizer* bpe() const noexcept { return std::get_if<bpe_tokenizer>(&impl_); }
+
 private:
-    std::variant<spm_tokenizer> impl_;
+    std::variant<spm_tokenizer, bpe_tokenizer> impl_;
 };
 
 }  // namespace nexttok

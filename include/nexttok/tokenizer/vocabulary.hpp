@@ -1,9 +1,11 @@
 // The token table of a tokenizer: for each id its text, score and type, the reverse map from text
 // to id, the byte-fallback tokens and the special ids. Format-neutral: the GGUF and llama2.c
-// loaders fill it, the SentencePiece-BPE encoder (and later byte-level BPE) reads it.
+// loaders fill it, the SentencePiece-BPE and byte-level BPE encoders read it.
 //
 // Texts are stored as the model stores them: SentencePiece pieces spell a space as U+2581 ("▁"),
-// byte-fallback tokens are "<0xNN>". Owns its strings (copied out of the file mapping).
+// byte-fallback tokens are "<0xNN>", byte-level BPE tokens spell each byte with GPT-2's printable
+// character for it (a space is "Ġ"), added tokens are plain text. Owns its strings (copied out of
+// the file mapping).
 // Thread-safety: immutable after construction; concurrent reads are safe.
 #pragma once
 

@@ -1,0 +1,90 @@
+// Reading the JSON files of tokenizers (tokenizer.json, tokenizer_config.json, encoder.json) with
+// nlohmann::json, and checked access to their fields. Files are untrusted: a syntax error is a
+// format_error naming the file and the byte offset; a missing or mistyped field is a format_error
+// naming the file and the field's path ("model.vocab").
+#pragma once
+
+#include <nexttok/error.hpp>
+#include <nexttok/io/mapped_file.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace nexttok::detail {
+
+inline nlohmann::json read_json_file(const std::filesystem::path& path) {
+    const mapped_file file(path);  // io_error when it cannot be opened
+    const auto* begin = reinterpret_cast<const char*>(file.data());
+    try {
+        return nlohmann::json::parse(begin, begin + file.size());
+    } catch (const nlohmann::json::parse_error& e) {
+        // e.byte counts from 1 and points at the character that could not be read.
+        const std::uint64_t offset = e.byte > 0 ? e.byte - 1 : 0;
+        throw format_error(file.name() + ": JSON at offset " + hex_offset(offset) + ": " + e.what());
+    }
+}
+
+// Field access that names the file and the field in its errors.
+class json_fields {
+public:
+    explicit json_fields(std::string file_name) : file_(std::move(file_name)) {}
+
+    const std::string& file() const noexcept { return file_; }
+
+    [[noreturn]] void fail(std::string_view path, const std::string& expected) const {
+        throw format_error(file_ + ": '" + std::string(path) + "': expected " + expected);
+    }
+    [[noreturn]] void wrong_type(std::string_view path, const nlohmann::json& v, std::string_view expected) const {
+        fail(path, std::string(expected) + ", found " + v.type_name());
+    }
+
+    // The member `key` of object `obj`, or nullptr when absent (or null).
+    static const nlohmann::json* find(const nlohmann::json& obj, std::string_view key) {
+        const auto it = obj.find(key);
+        return it == obj.end() || it->is_null() ? nullptr : &*it;
+    }
+    const nlohmann::json& require(const nlohmann::json& obj, std::string_view key, std::string_view path) const {
+        const nlohmann::json* v = find(obj, key);
+        if (v == nullptr) fail(path, "a value (the key is missing)");
+        return *v;
+    }
+
+    const nlohmann::json& object(const nlohmann::json& v, std::string_view path) const {
+        if (!v.is_object()) wrong_type(path, v, "an object");
+        return v;
+    }
+    const nlohmann::json& array(const nlohmann::json& v, std::string_view path) const {
+        if (!v.is_array()) wrong_type(path, v, "an array");
+        return v;
+    }
+    const std::string& string(const nlohmann::json& v, std::string_view path) const {
+        if (!v.is_string()) wrong_type(path, v, "a string");
+        return v.get_ref<const std::string&>();
+    }
+    bool boolean(const nlohmann::json& v, std::string_view path) const {
+        if (!v.is_boolean()) wrong_type(path, v, "true or false");
+        return v.get<bool>();
+    }
+    // A non-negative integer that fits token_id.
+    std::int32_t id(const nlohmann::json& v, std::string_view path) const {
+        if (!v.is_number_integer()) wrong_type(path, v, "a token id (an integer)");
+        if (v.is_number_unsigned() ? v.get<std::uint64_t>() > INT32_MAX : v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > INT32_MAX)
+            fail(path, "a token id in 0..2^31-1, found " + v.dump());
+        return static_cast<std::int32_t>(v.get<std::int64_t>());
+    }
+
+    // An optional boolean member, with its default.
+    bool flag(const nlohmann::json& obj, std::string_view key, bool fallback, std::string_view path) const {
+        const nlohmann::json* v = find(obj, key);
+        return v == nullptr ? fallback : boolean(*v, path);
+    }
+
+private:
+    std::string file_;
+};
+
+}  // namespace nexttok::detail
