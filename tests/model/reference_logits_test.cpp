@@ -69,7 +69,15 @@ INSTANTIATE_TEST_SUITE_P(
                       // Qwen2: Q/K/V biases, NeoX RoPE, tied output. GPT-2: learned positions, LayerNorm,
                       // fused QKV, GELU (llama.cpp's GELU table is half precision, hence 1e-3).
                       reference_case{"random/tiny-qwen2-f32.gguf", "tiny-qwen2-f32.logits.txt", 1e-4, true},
-                      reference_case{"random/tiny-gpt2-f32.gguf", "tiny-gpt2-f32.logits.txt", 1e-3, false}),
+                      reference_case{"random/tiny-gpt2-f32.gguf", "tiny-gpt2-f32.logits.txt", 1e-3, false},
+                      reference_case{"random/small-f32.gguf", "small-f32.logits.txt", 1e-4, true},
+                      // Quantized weights, read in place and dequantized exactly; llama.cpp rounds the
+                      // activations to 8 bits for these, hence 3e-2.
+                      reference_case{"random/tiny-q8_0.gguf", "tiny-q8_0.logits.txt", 3e-2, false},
+                      reference_case{"random/tiny-q4_0.gguf", "tiny-q4_0.logits.txt", 3e-2, false},
+                      reference_case{"random/small-q4_k_m.gguf", "small-q4_k_m.logits.txt", 3e-2, false},
+                      reference_case{"random/small-q5_k_m.gguf", "small-q5_k_m.logits.txt", 3e-2, false},
+                      reference_case{"random/small-q6_k.gguf", "small-q6_k.logits.txt", 3e-2, false}),
     [](const auto& info) {
         std::string name = info.param.reference;
         name = name.substr(0, name.find('.'));

@@ -1,4 +1,6 @@
 // Dot products of a row of weights (or cache) with activation vectors, accumulated in float.
+// Rows of float, Eigen::half or Eigen::bfloat16 are here; rows of quantized blocks in
+// quant_dot.hpp, under the same name and contract.
 //
 // Determinism: the order of every addition depends only on n and on the SIMD backend chosen at
 // compile time, never on how many vectors are processed together (nt), on the thread, or on the
@@ -7,13 +9,21 @@
 #pragma once
 
 #include <nexttok/kernels/detail/simd.hpp>
+#include <nexttok/kernels/quant_dot.hpp>
 
+#include <Eigen/Core>
+
+#include <concepts>
 #include <cstdint>
 
 namespace nexttok {
 
+// A type of one element of a dense vector: weights, activations and cache entries.
+template <class T>
+concept dense_element = std::same_as<T, float> || std::same_as<T, Eigen::half> || std::same_as<T, Eigen::bfloat16>;
+
 // out[t] = sum_i w[i] * x[t][i] for t < NT. W and X are float, Eigen::half or Eigen::bfloat16.
-template <int NT, class W, class X>
+template <int NT, dense_element W, class X>
 inline void dot_tile(const W* w, const X* const* x, std::int64_t n, float* out) noexcept {
     namespace s = detail::simd;
     constexpr int A = s::accumulators;
@@ -41,6 +51,7 @@ inline void dot_tile(const W* w, const X* const* x, std::int64_t n, float* out) 
     }
 }
 
+// W may also be a quantized block (quant_dot.hpp).
 template <class W, class X>
 inline float dot(const W* w, const X* x, std::int64_t n) noexcept {
     float out;

@@ -1,6 +1,7 @@
 // The SIMD backend, chosen at compile time: AVX-512 (F), AVX2 + FMA + F16C, or portable scalar
 // code. Loads convert float, Eigen::half and Eigen::bfloat16 to float lanes; all arithmetic is in
-// float. Internal: kernels use it, nothing else should.
+// float. Integer lanes (ivec: `width` int32 lanes) exist only to unpack quantized weights: load
+// `width` bytes, extract bit fields, convert to float. Internal: kernels use it, nothing else should.
 #pragma once
 
 #include <Eigen/Core>
@@ -8,7 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__) && defined(__F16C__))
+#if defined(__AVX512F__) || defined(__F16C__)
 #include <immintrin.h>
 #endif
 
@@ -19,7 +20,25 @@ inline float to_float(T v) noexcept {
     return static_cast<float>(v);
 }
 
+// IEEE binary16 bits to float (exact): one instruction with F16C, which Eigen's scalar
+// conversion does not use with every GCC configuration.
+inline float half_bits_to_float(std::uint16_t bits) noexcept {
+#if defined(__F16C__)
+    return _cvtsh_ss(bits);
+#else
+    return static_cast<float>(Eigen::half(Eigen::half_impl::raw_uint16_to_half(bits)));
+#endif
+}
+
 #if defined(__AVX512F__)
+
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which -Wuninitialized reports
+// wherever they are inlined (GCC bug 105593, fixed in GCC 13): silenced for these wrappers only.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 inline constexpr const char* backend_name = "avx512";
 inline constexpr int width = 16;        // float lanes per register
@@ -38,6 +57,29 @@ inline vec load(const Eigen::bfloat16* p) noexcept {
 inline vec fmadd(vec a, vec b, vec c) noexcept { return _mm512_fmadd_ps(a, b, c); }
 inline vec add(vec a, vec b) noexcept { return _mm512_add_ps(a, b); }
 inline float reduce(vec v) noexcept { return _mm512_reduce_add_ps(v); }
+inline vec set1(float v) noexcept { return _mm512_set1_ps(v); }
+inline vec mul(vec a, vec b) noexcept { return _mm512_mul_ps(a, b); }
+inline vec sub(vec a, vec b) noexcept { return _mm512_sub_ps(a, b); }
+inline void store(float* p, vec v) noexcept { _mm512_storeu_ps(p, v); }
+
+using ivec = __m512i;
+// Reads exactly `width` (16) bytes, zero- or sign-extended to int32 lanes.
+inline ivec load_u8(const std::uint8_t* p) noexcept {
+    return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+inline ivec load_i8(const std::int8_t* p) noexcept {
+    return _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+inline ivec and_i(ivec a, int mask) noexcept { return _mm512_and_si512(a, _mm512_set1_epi32(mask)); }
+inline ivec or_i(ivec a, ivec b) noexcept { return _mm512_or_si512(a, b); }
+inline ivec add_i(ivec a, int b) noexcept { return _mm512_add_epi32(a, _mm512_set1_epi32(b)); }
+inline ivec shift_right_i(ivec a, int bits) noexcept { return _mm512_srl_epi32(a, _mm_cvtsi32_si128(bits)); }
+inline ivec shift_left_i(ivec a, int bits) noexcept { return _mm512_sll_epi32(a, _mm_cvtsi32_si128(bits)); }
+inline vec to_vec(ivec a) noexcept { return _mm512_cvtepi32_ps(a); }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 
@@ -63,6 +105,25 @@ inline float reduce(vec v) noexcept {
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
 }
+inline vec set1(float v) noexcept { return _mm256_set1_ps(v); }
+inline vec mul(vec a, vec b) noexcept { return _mm256_mul_ps(a, b); }
+inline vec sub(vec a, vec b) noexcept { return _mm256_sub_ps(a, b); }
+inline void store(float* p, vec v) noexcept { _mm256_storeu_ps(p, v); }
+
+using ivec = __m256i;
+// Reads exactly `width` (8) bytes, zero- or sign-extended to int32 lanes.
+inline ivec load_u8(const std::uint8_t* p) noexcept {
+    return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+}
+inline ivec load_i8(const std::int8_t* p) noexcept {
+    return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+}
+inline ivec and_i(ivec a, int mask) noexcept { return _mm256_and_si256(a, _mm256_set1_epi32(mask)); }
+inline ivec or_i(ivec a, ivec b) noexcept { return _mm256_or_si256(a, b); }
+inline ivec add_i(ivec a, int b) noexcept { return _mm256_add_epi32(a, _mm256_set1_epi32(b)); }
+inline ivec shift_right_i(ivec a, int bits) noexcept { return _mm256_srl_epi32(a, _mm_cvtsi32_si128(bits)); }
+inline ivec shift_left_i(ivec a, int bits) noexcept { return _mm256_sll_epi32(a, _mm_cvtsi32_si128(bits)); }
+inline vec to_vec(ivec a) noexcept { return _mm256_cvtepi32_ps(a); }
 
 #else
 
@@ -79,6 +140,20 @@ inline vec load(const T* p) noexcept {
 inline vec fmadd(vec a, vec b, vec c) noexcept { return a * b + c; }
 inline vec add(vec a, vec b) noexcept { return a + b; }
 inline float reduce(vec v) noexcept { return v; }
+inline vec set1(float v) noexcept { return v; }
+inline vec mul(vec a, vec b) noexcept { return a * b; }
+inline vec sub(vec a, vec b) noexcept { return a - b; }
+inline void store(float* p, vec v) noexcept { *p = v; }
+
+using ivec = std::int32_t;
+inline ivec load_u8(const std::uint8_t* p) noexcept { return *p; }
+inline ivec load_i8(const std::int8_t* p) noexcept { return *p; }
+inline ivec and_i(ivec a, int mask) noexcept { return a & mask; }
+inline ivec or_i(ivec a, ivec b) noexcept { return a | b; }
+inline ivec add_i(ivec a, int b) noexcept { return a + b; }
+inline ivec shift_right_i(ivec a, int bits) noexcept { return static_cast<ivec>(static_cast<std::uint32_t>(a) >> bits); }
+inline ivec shift_left_i(ivec a, int bits) noexcept { return static_cast<ivec>(static_cast<std::uint32_t>(a) << bits); }
+inline vec to_vec(ivec a) noexcept { return static_cast<float>(a); }
 
 #endif
 

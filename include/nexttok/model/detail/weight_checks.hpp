@@ -3,16 +3,16 @@
 
 #include <nexttok/error.hpp>
 #include <nexttok/io/tensor_view.hpp>
+#include <nexttok/kernels/weight_types.hpp>
 
 #include <cstdint>
 #include <string>
 
 namespace nexttok::detail {
 
-// Weight types the decoder's kernels compute with (see kernels/matmul.hpp).
-inline bool is_supported_weight_type(tensor_type t) noexcept {
-    return t == tensor_type::f32 || t == tensor_type::f16 || t == tensor_type::bf16;
-}
+// Weight types the decoder's kernels compute with: f32, f16, bf16, q8_0, q4_0, q4_k, q5_k, q6_k
+// (the list lives beside the dispatch, in kernels/weight_types.hpp).
+inline bool is_supported_weight_type(tensor_type t) noexcept { return supports_weight_type(t); }
 
 inline std::string tensor_place(const std::string& file, const tensor_view& t) {
     return file + ": tensor '" + t.name + "' at offset " + hex_offset(t.file_offset);
