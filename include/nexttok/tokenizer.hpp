@@ -11,6 +11,7 @@
 #include <nexttok/tokenizer/gpt2_tokenizer_files.hpp>
 #include <nexttok/tokenizer/hf_tokenizer_file.hpp>
 #include <nexttok/tokenizer/llama2c_tokenizer_file.hpp>
+#include <nexttok/tokenizer/load_tokenizer_file.hpp>
 #include <nexttok/tokenizer/pre_tokenizer.hpp>
 #include <nexttok/tokenizer/spm_model_file.hpp>
 #include <nexttok/tokenizer/spm_tokenizer.hpp>

@@ -6,15 +6,18 @@
 
 #include <nexttok/error.hpp>
 #include <nexttok/model/detail/weight_checks.hpp>
+#include <nexttok/kernels/quant_blocks.hpp>
 #include <nexttok/model/model.hpp>
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 namespace nexttok {
 
@@ -29,8 +32,40 @@ inline std::uint64_t splitmix64(std::uint64_t& state) noexcept {
 
 }  // namespace detail
 
+namespace detail {
+
+// Writes n_bytes of random bytes at dst.
+inline void random_bytes(std::uint64_t& state, std::byte* dst, std::uint64_t n_bytes) noexcept {
+    for (std::uint64_t i = 0; i < n_bytes; i += 8) {
+        const std::uint64_t r = splitmix64(state);
+        std::memcpy(dst + i, &r, std::min<std::uint64_t>(8, n_bytes - i));
+    }
+}
+
+// Random quantized blocks: random quants and scales, then the block's float scale(s) set so that
+// values stay within about +-`scale`, as trained weights of a row of this length would.
+template <class Block>
+void random_blocks(std::uint64_t& state, std::byte* dst, std::uint64_t n_blocks, float scale) noexcept {
+    random_bytes(state, dst, n_blocks * sizeof(Block));
+    for (std::uint64_t b = 0; b < n_blocks; ++b) {
+        Block& block = *reinterpret_cast<Block*>(dst + b * sizeof(Block));
+        if constexpr (std::is_same_v<Block, block_q8_0>) block.d = packed_half::from_float(scale / 127.0f);
+        if constexpr (std::is_same_v<Block, block_q4_0>) block.d = packed_half::from_float(scale / 8.0f);
+        if constexpr (std::is_same_v<Block, block_q4_k> || std::is_same_v<Block, block_q5_k>) {
+            constexpr float q_mid = std::is_same_v<Block, block_q4_k> ? 7.5f : 15.5f;  // quants 0..15 or 0..31
+            const float d = scale / (63.0f * q_mid);
+            block.d = packed_half::from_float(d);
+            block.dmin = packed_half::from_float(d * q_mid);  // centers d * sc * q - dmin * m near 0
+        }
+        if constexpr (std::is_same_v<Block, block_q6_k>) block.d = packed_half::from_float(scale / (64.0f * 32.0f));
+    }
+}
+
+}  // namespace detail
+
 // `c` gives every size (tied_output picks whether `output` is the embedding); `type` is the storage
-// of the matrices: f32, f16 or bf16. Norm weights are f32.
+// of the matrices: f32, f16, bf16 (values uniform in +-1/sqrt(cols)), or q8_0, q4_0, q4_k, q5_k,
+// q6_k (random quants, scales of the same magnitude). Norm weights are f32 ones.
 inline std::shared_ptr<const model> make_random_model(model_config c, std::uint64_t seed,
                                                       tensor_type type = tensor_type::f32) {
     if (c.head_dim == 0 && c.n_heads > 0) c.head_dim = c.dim / c.n_heads;
@@ -38,9 +73,11 @@ inline std::shared_ptr<const model> make_random_model(model_config c, std::uint6
     c.validate("<random model>");
     if (c.norm != norm_kind::rms || c.positions == position_kind::learned || c.mlp != mlp_kind::swiglu)
         throw unsupported_error("<random model>: only the llama layout (RMSNorm, RoPE, SwiGLU) is generated");
-    if (type != tensor_type::f32 && type != tensor_type::f16 && type != tensor_type::bf16)  // the types fill() writes
+    const auto traits = find_tensor_type_traits(static_cast<std::uint32_t>(type));
+    const bool quantized = type == tensor_type::q8_0 || type == tensor_type::q4_0 || type == tensor_type::q4_k ||
+                           type == tensor_type::q5_k || type == tensor_type::q6_k;
+    if (!traits || !(quantized || type == tensor_type::f32 || type == tensor_type::f16 || type == tensor_type::bf16))
         throw unsupported_error("<random model>: weight type " + to_string(type) + " is not supported");
-    const std::size_t elem = type == tensor_type::f32 ? 4 : 2;
 
     // Plan the layout: every tensor 64-byte aligned in one buffer.
     model_weights w;
@@ -51,7 +88,10 @@ inline std::shared_ptr<const model> make_random_model(model_config c, std::uint6
         t.type = tt;
         t.n_dims = rows == 0 ? 1 : 2;
         t.ne = {static_cast<std::uint64_t>(cols), static_cast<std::uint64_t>(rows == 0 ? 1 : rows), 1, 1};
-        t.n_bytes = t.n_elements() * (tt == tensor_type::f32 ? 4 : elem);
+        const auto tr = *find_tensor_type_traits(static_cast<std::uint32_t>(tt));
+        if (t.ne[0] % tr.block_size != 0)
+            throw invalid_argument_error("<random model>: tensor '" + t.name + "': rows of " + std::to_string(cols) + " are not a multiple of the " + std::string(tr.name) + " block size " + std::to_string(tr.block_size));
+        t.n_bytes = t.n_elements() / tr.block_size * tr.block_bytes;
         t.file_offset = total;
         total += (t.n_bytes + 63) / 64 * 64;
     };
@@ -76,14 +116,23 @@ inline std::shared_ptr<const model> make_random_model(model_config c, std::uint6
     std::uint64_t state = seed;
     auto fill = [&](tensor_view& t, bool ones) {
         t.data = buf.bytes.get() + t.file_offset;
+        std::byte* dst = const_cast<std::byte*>(t.data);
         const float scale = 1.0f / std::sqrt(static_cast<float>(t.cols()));
+        const std::uint64_t n_blocks = t.n_bytes / find_tensor_type_traits(static_cast<std::uint32_t>(t.type))->block_bytes;
+        switch (t.type) {
+            case tensor_type::q8_0: return detail::random_blocks<block_q8_0>(state, dst, n_blocks, scale);
+            case tensor_type::q4_0: return detail::random_blocks<block_q4_0>(state, dst, n_blocks, scale);
+            case tensor_type::q4_k: return detail::random_blocks<block_q4_k>(state, dst, n_blocks, scale);
+            case tensor_type::q5_k: return detail::random_blocks<block_q5_k>(state, dst, n_blocks, scale);
+            case tensor_type::q6_k: return detail::random_blocks<block_q6_k>(state, dst, n_blocks, scale);
+            default: break;
+        }
         for (std::uint64_t i = 0; i < t.n_elements(); ++i) {
             const double u = static_cast<double>(detail::splitmix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
             const float v = ones ? 1.0f : static_cast<float>((2.0 * u - 1.0) * scale);
-            std::byte* dst = const_cast<std::byte*>(t.data) + i * (t.type == tensor_type::f32 ? 4 : 2);
-            if (t.type == tensor_type::f32) std::memcpy(dst, &v, 4);
-            else if (t.type == tensor_type::f16) { const Eigen::half h(v); std::memcpy(dst, &h, 2); }
-            else { const Eigen::bfloat16 b(v); std::memcpy(dst, &b, 2); }
+            if (t.type == tensor_type::f32) std::memcpy(dst + 4 * i, &v, 4);
+            else if (t.type == tensor_type::f16) { const Eigen::half h(v); std::memcpy(dst + 2 * i, &h, 2); }
+            else { const Eigen::bfloat16 b(v); std::memcpy(dst + 2 * i, &b, 2); }
         }
     };
     fill(w.token_embd, false);

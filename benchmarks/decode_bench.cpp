@@ -1,0 +1,150 @@
+// Single-sequence decode and 128-token prefill on models with random weights of two shapes and
+// every weight format, against the machine's limits measured in the same run:
+// - decode reads every weight once per token: bound by memory bandwidth. Reported: tokens/s,
+//   bytes of weights per token, and bw_fraction = weight bytes x tokens/s / measured read bandwidth;
+// - prefill multiplies the weights by a 128-token matrix: bound by arithmetic. Reported: tokens/s,
+//   GFLOP/s (2 per multiply-add of the weight products and attention) and flops_fraction of the
+//   measured peak FMA rate.
+// Shapes: "110M" (dim 768, 12 layers, 12 heads, ffn 2048, vocab 32000) and "1.1B" (TinyLlama:
+// dim 2048, 22 layers, 32 heads, 4 KV heads, ffn 5632, vocab 32000). Filter with
+// --benchmark_filter, e.g. 'decode/1.1B/q4_0'.
+#include <nexttok/cache/kv_cache.hpp>
+#include <nexttok/model/decoder.hpp>
+#include <nexttok/model/random_model.hpp>
+
+#include "support/roofline.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using nexttok::tensor_type;
+
+struct shape {
+    const char* name;
+    nexttok::model_config config;
+};
+
+nexttok::model_config make_config(std::int64_t dim, std::int64_t n_layers, std::int64_t n_heads, std::int64_t n_kv_heads,
+                                  std::int64_t hidden_dim) {
+    nexttok::model_config c;
+    c.vocab_size = 32000;
+    c.dim = dim;
+    c.n_layers = n_layers;
+    c.n_heads = n_heads;
+    c.n_kv_heads = n_kv_heads;
+    c.hidden_dim = hidden_dim;
+    c.max_seq_len = 2048;
+    return c;
+}
+
+const shape shapes[] = {{"110M", make_config(768, 12, 12, 12, 2048)}, {"1.1B", make_config(2048, 22, 32, 4, 5632)}};
+
+// One model at a time in memory (the 1.1B ones take up to 2.2 GB): built on first use.
+const std::shared_ptr<const nexttok::model>& model_for(const shape& s, tensor_type type) {
+    static std::string key;
+    static std::shared_ptr<const nexttok::model> m;
+    const std::string k = std::string(s.name) + "/" + nexttok::to_string(type);
+    if (k != key) {
+        m.reset();
+        m = nexttok::make_random_model(s.config, 1234, type);
+        key = k;
+    }
+    return m;
+}
+
+double bandwidth(int n_threads) {
+    static std::map<int, double> cache;
+    auto it = cache.find(n_threads);
+    if (it == cache.end()) it = cache.emplace(n_threads, nexttok::bench::read_bandwidth(n_threads)).first;
+    return it->second;
+}
+
+double peak(int n_threads) {
+    static std::map<int, double> cache;
+    auto it = cache.find(n_threads);
+    if (it == cache.end()) it = cache.emplace(n_threads, nexttok::bench::peak_flops(n_threads)).first;
+    return it->second;
+}
+
+void decode(benchmark::State& state, const shape& s, tensor_type type, int n_threads) {
+    const auto& m = model_for(s, type);
+    nexttok::decoder<float> dec(m, n_threads);
+    nexttok::kv_cache<float> cache(m->config(), 256);
+    std::vector<float> logits(static_cast<std::size_t>(m->config().vocab_size));
+    nexttok::token_id token = 1;
+    dec.forward(std::span<const nexttok::token_id>(&token, 1), 0, cache, logits);
+    std::int64_t pos = 1;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (auto _ : state) {
+        token = static_cast<nexttok::token_id>((pos * 7919) % 32000);
+        dec.forward(std::span<const nexttok::token_id>(&token, 1), pos, cache, logits);
+        pos = pos == 255 ? 1 : pos + 1;  // contexts 1..255: attention stays a small part
+        benchmark::DoNotOptimize(logits.data());
+    }
+    const double bytes = static_cast<double>(m->weight_bytes());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double tokens_per_second = static_cast<double>(state.iterations()) / seconds;
+    state.counters["weight_MB"] = bytes / 1e6;
+    state.counters["tokens_per_s"] = tokens_per_second;
+    state.counters["bw_GBps"] = bandwidth(n_threads) / 1e9;
+    state.counters["bw_fraction"] = bytes * tokens_per_second / bandwidth(n_threads);
+}
+
+void prefill(benchmark::State& state, const shape& s, tensor_type type, int n_threads) {
+    constexpr std::int64_t n = 128;
+    const auto& m = model_for(s, type);
+    const nexttok::model_config& c = m->config();
+    nexttok::decoder<float> dec(m, n_threads);
+    nexttok::kv_cache<float> cache(c, n);
+    std::vector<nexttok::token_id> prompt(n);
+    for (std::int64_t i = 0; i < n; ++i) prompt[static_cast<std::size_t>(i)] = static_cast<nexttok::token_id>((i * 7919 + 1) % 32000);
+    std::vector<float> logits(static_cast<std::size_t>(c.vocab_size));
+    const auto t0 = std::chrono::steady_clock::now();
+    for (auto _ : state) {
+        dec.forward(prompt, 0, cache, logits);
+        benchmark::DoNotOptimize(logits.data());
+    }
+    // Multiply-adds: every weight matrix but the embedding once per token (the classifier for the
+    // last token only, as computed), plus attention's q.k and p.v over the causal triangle.
+    const double per_token = static_cast<double>(c.n_layers) * (static_cast<double>(c.dim) * (c.q_dim() + 2 * c.kv_dim()) +
+                                                               static_cast<double>(c.q_dim()) * c.dim + 3.0 * c.dim * c.hidden_dim);
+    const double attention = static_cast<double>(c.n_layers) * c.n_heads * c.head_dim * 2.0 * (n * (n + 1) / 2.0);
+    const double flops = 2.0 * (per_token * n + static_cast<double>(c.vocab_size) * c.dim + attention);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                           static_cast<double>(state.iterations());
+    state.counters["tokens_per_s"] = static_cast<double>(n) / seconds;
+    state.counters["GFLOPps"] = flops / seconds / 1e9;
+    state.counters["peak_GFLOPps"] = peak(n_threads) / 1e9;
+    state.counters["flops_fraction"] = flops / seconds / peak(n_threads);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const tensor_type all[] = {tensor_type::f32, tensor_type::f16, tensor_type::bf16,
+                               tensor_type::q8_0, tensor_type::q4_0, tensor_type::q4_k};
+    for (const shape& s : shapes)
+        for (tensor_type type : all) {
+            if (type == tensor_type::f32 && std::string(s.name) != "110M") continue;  // 4.4 GB: 110M only
+            const std::string suffix = std::string(s.name) + "/" + nexttok::to_string(type);
+            for (int threads : {1, 2})
+                benchmark::RegisterBenchmark(("decode/" + suffix + "/threads:" + std::to_string(threads)).c_str(),
+                                             [&s, type, threads](benchmark::State& st) { decode(st, s, type, threads); })
+                    ->UseRealTime()->MinTime(1.0);
+            for (int threads : {1, 2})
+                benchmark::RegisterBenchmark(("prefill128/" + suffix + "/threads:" + std::to_string(threads)).c_str(),
+                                             [&s, type, threads](benchmark::State& st) { prefill(st, s, type, threads); })
+                    ->UseRealTime()->MinTime(1.0)->Unit(benchmark::kMillisecond);
+        }
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,83 @@
+// The machine's limits, measured in the same run as the benchmarks they judge:
+// - read bandwidth: threads stream a buffer far larger than the caches (1 GiB) and sum it;
+// - peak float FMA rate: threads run independent FMA chains that never touch memory.
+// Both take the best of a few repetitions (the machine is shared; the best is the capability).
+#pragma once
+
+#include <nexttok/kernels/detail/simd.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace nexttok::bench {
+
+// Runs f(t) on n_threads threads (t = 0 on the caller) and returns the wall time in seconds.
+template <class F>
+double timed_on_threads(int n_threads, F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::thread> workers;
+    for (int t = 1; t < n_threads; ++t) workers.emplace_back([&f, t] { f(t); });
+    f(0);
+    for (std::thread& w : workers) w.join();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Bytes per second that n_threads threads read from memory.
+inline double read_bandwidth(int n_threads) {
+    namespace s = detail::simd;
+    constexpr std::size_t n_floats = std::size_t{1} << 28;  // 1 GiB
+    static const std::unique_ptr<float[]> buffer = [] {
+        std::unique_ptr<float[]> b(new float[n_floats]);
+        for (std::size_t i = 0; i < n_floats; ++i) b[i] = 1.0f;  // touch every page
+        return b;
+    }();
+    std::vector<float> sink(static_cast<std::size_t>(n_threads));
+    double best = 1e30;
+    for (int rep = 0; rep < 3; ++rep) {
+        best = std::min(best, timed_on_threads(n_threads, [&](int t) {
+            const std::size_t begin = n_floats / n_threads * t, end = n_floats / n_threads * (t + 1);
+            s::vec a0 = s::zero(), a1 = s::zero(), a2 = s::zero(), a3 = s::zero();
+            const float* p = buffer.get();
+            for (std::size_t i = begin; i + 4 * s::width <= end; i += 4 * s::width) {
+                a0 = s::add(a0, s::load(p + i));
+                a1 = s::add(a1, s::load(p + i + s::width));
+                a2 = s::add(a2, s::load(p + i + 2 * s::width));
+                a3 = s::add(a3, s::load(p + i + 3 * s::width));
+            }
+            sink[static_cast<std::size_t>(t)] = s::reduce(s::add(s::add(a0, a1), s::add(a2, a3)));
+        }));
+    }
+    if (sink[0] == 42.0f) std::abort();  // keeps the sums alive
+    return static_cast<double>(n_floats * sizeof(float)) / best;
+}
+
+// Float operations per second (an FMA counts 2) that n_threads threads can do at most.
+inline double peak_flops(int n_threads) {
+    namespace s = detail::simd;
+    constexpr int chains = 12;  // enough independent FMAs to cover latency x throughput
+    constexpr std::int64_t iterations = 20'000'000;
+    std::vector<float> sink(static_cast<std::size_t>(n_threads));
+    double best = 1e30;
+    for (int rep = 0; rep < 3; ++rep) {
+        best = std::min(best, timed_on_threads(n_threads, [&](int t) {
+            s::vec acc[chains];
+            const s::vec a = s::load(std::vector<float>(s::width, 0.999f).data());
+            const s::vec b = s::load(std::vector<float>(s::width, 1e-3f).data());
+            for (int c = 0; c < chains; ++c) acc[c] = s::zero();
+            for (std::int64_t i = 0; i < iterations; ++i)
+                for (int c = 0; c < chains; ++c) acc[c] = s::fmadd(acc[c], a, b);
+            s::vec sum = acc[0];
+            for (int c = 1; c < chains; ++c) sum = s::add(sum, acc[c]);
+            sink[static_cast<std::size_t>(t)] = s::reduce(sum);
+        }));
+    }
+    if (sink[0] == 42.0f) std::abort();
+    return 2.0 * chains * s::width * static_cast<double>(iterations) * n_threads / best;
+}
+
+}  // namespace nexttok::bench
