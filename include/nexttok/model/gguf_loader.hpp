@@ -72,6 +72,18 @@ inline tensor_view slice_rows(const tensor_view& t, std::uint64_t first, std::ui
     return s;
 }
 
+// Q, K and V (and their biases, when `bias` is not empty) as views of consecutive rows of a fused
+// (q_dim + 2 kv_dim, dim) matrix and its bias vector.
+inline void split_qkv(layer_weights& l, const tensor_view& qkv, const tensor_view& bias, std::uint64_t q_dim, std::uint64_t kv_dim) {
+    l.attn_q = slice_rows(qkv, 0, q_dim, qkv.name + "[q]");
+    l.attn_k = slice_rows(qkv, q_dim, kv_dim, qkv.name + "[k]");
+    l.attn_v = slice_rows(qkv, q_dim + kv_dim, kv_dim, qkv.name + "[v]");
+    if (bias.empty()) return;
+    l.attn_q_b = slice_rows(bias, 0, q_dim, bias.name + "[q]");
+    l.attn_k_b = slice_rows(bias, q_dim, kv_dim, bias.name + "[k]");
+    l.attn_v_b = slice_rows(bias, q_dim + kv_dim, kv_dim, bias.name + "[v]");
+}
+
 }  // namespace detail
 
 // Loads a GGUF model. Throws io_error, format_error or unsupported_error.
@@ -111,17 +123,8 @@ inline std::shared_ptr<const model> load_gguf_model(const std::filesystem::path&
         }
         if (g.find_tensor(p + "attn_qkv.weight") != nullptr) {
             const std::int64_t rows = c.q_dim() + 2 * c.kv_dim();
-            const tensor_view qkv = required(p + "attn_qkv.weight", rows, c.dim);
-            const auto q = static_cast<std::uint64_t>(c.q_dim()), kv = static_cast<std::uint64_t>(c.kv_dim());
-            l.attn_q = detail::slice_rows(qkv, 0, q, qkv.name + "[q]");
-            l.attn_k = detail::slice_rows(qkv, q, kv, qkv.name + "[k]");
-            l.attn_v = detail::slice_rows(qkv, q + kv, kv, qkv.name + "[v]");
-            const tensor_view b = optional(p + "attn_qkv.bias", 0, rows);
-            if (!b.empty()) {
-                l.attn_q_b = detail::slice_rows(b, 0, q, b.name + "[q]");
-                l.attn_k_b = detail::slice_rows(b, q, kv, b.name + "[k]");
-                l.attn_v_b = detail::slice_rows(b, q + kv, kv, b.name + "[v]");
-            }
+            detail::split_qkv(l, required(p + "attn_qkv.weight", rows, c.dim), optional(p + "attn_qkv.bias", 0, rows),
+                              static_cast<std::uint64_t>(c.q_dim()), static_cast<std::uint64_t>(c.kv_dim()));
         } else {
             l.attn_q = required(p + "attn_q.weight", c.q_dim(), c.dim);
             l.attn_k = required(p + "attn_k.weight", c.kv_dim(), c.dim);

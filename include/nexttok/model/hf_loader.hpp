@@ -117,15 +117,9 @@ inline std::shared_ptr<const model> load_hf_model(const std::filesystem::path& d
             const std::string p = "h." + std::to_string(i) + ".";
             l.attn_norm = required(p + "ln_1.weight", 0, c.dim);
             l.attn_norm_b = required(p + "ln_1.bias", 0, c.dim);
-            const tensor_view qkv = conv1d(p + "attn.c_attn.weight", c.q_dim() + 2 * c.kv_dim(), c.dim);
-            const tensor_view qkv_b = required(p + "attn.c_attn.bias", 0, c.q_dim() + 2 * c.kv_dim());
-            const auto q = static_cast<std::uint64_t>(c.q_dim()), kv = static_cast<std::uint64_t>(c.kv_dim());
-            l.attn_q = detail::slice_rows(qkv, 0, q, qkv.name + "[q]");
-            l.attn_k = detail::slice_rows(qkv, q, kv, qkv.name + "[k]");
-            l.attn_v = detail::slice_rows(qkv, q + kv, kv, qkv.name + "[v]");
-            l.attn_q_b = detail::slice_rows(qkv_b, 0, q, qkv_b.name + "[q]");
-            l.attn_k_b = detail::slice_rows(qkv_b, q, kv, qkv_b.name + "[k]");
-            l.attn_v_b = detail::slice_rows(qkv_b, q + kv, kv, qkv_b.name + "[v]");
+            const std::int64_t qkv_rows = c.q_dim() + 2 * c.kv_dim();
+            detail::split_qkv(l, conv1d(p + "attn.c_attn.weight", qkv_rows, c.dim), required(p + "attn.c_attn.bias", 0, qkv_rows),
+                              static_cast<std::uint64_t>(c.q_dim()), static_cast<std::uint64_t>(c.kv_dim()));
             l.attn_output = conv1d(p + "attn.c_proj.weight", c.dim, c.q_dim());
             l.attn_output_b = required(p + "attn.c_proj.bias", 0, c.dim);
             l.ffn_norm = required(p + "ln_2.weight", 0, c.dim);
