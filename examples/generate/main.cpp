@@ -2,8 +2,14 @@
 // generate a continuation of a prompt and stream it to stdout. Statistics go to stderr.
 //
 //   generate --model stories260K.gguf --prompt "Once upon a time" -n 60 --temperature 0
+//   generate --model stories260K.gguf -p "Once" --repeat-penalty 1.3 --stop "." --logprobs 3
 //   generate                          (no model file: a built-in model with random weights)
+//
+// Every sampling and stopping flag sets one field of nexttok::generation_options (named after
+// llama.cpp's flag where llama.cpp has one), so a llama.cpp or Hugging Face setup carries over; the
+// flag help gives each default.
 #include "demo_model.hpp"
+#include "flags.hpp"
 
 #include <nexttok/nexttok.hpp>
 
@@ -21,12 +27,11 @@ struct options {
     std::string model_path;        // GGUF file or llama2.c checkpoint; empty: the built-in demo model
     std::string tokenizer_path;    // llama2.c tokenizer.bin (required with a .bin checkpoint) or a GGUF
     std::string prompt;            // text to continue; BOS is prepended when the model asks for it
-    std::int64_t n_predict = 128;  // tokens to generate at most (llama.cpp's -n)
     std::int64_t context = 0;      // KV-cache capacity in positions; 0: the model's context length
     std::string scalar = "float";  // KV cache and activations: float, half or bf16
     bool no_cache = false;         // recompute the whole prefix at every step (the uncached baseline)
     int threads = 0;               // 0: one per hardware thread
-    nexttok::sampling_options sampling;
+    nexttok::generation_options gen;
 };
 
 struct loaded {
@@ -61,6 +66,22 @@ loaded load(const options& o) {
     return l;
 }
 
+// --logprobs N: one line per generated token on stderr, its log-probability and the N most likely.
+void print_logprobs(const nexttok::tokenizer& tok, const nexttok::generation_result& r) {
+    auto quoted = [&](nexttok::token_id id) {
+        std::string s;
+        for (char ch : tok.token_to_piece(id)) s += ch == '\n' ? std::string("\\n") : std::string(1, ch);
+        return "'" + s + "'";
+    };
+    std::fprintf(stderr, "\n[logprobs] step id 'piece' logprob | the %zu most likely: id 'piece' logprob\n",
+                 r.top_logprobs.empty() ? std::size_t{0} : r.top_logprobs.front().size());
+    for (std::size_t i = 0; i < r.tokens.size(); ++i) {
+        std::fprintf(stderr, "[logprobs] %3zu %5d %-12s %8.4f |", i, r.tokens[i], quoted(r.tokens[i]).c_str(), r.logprobs[i]);
+        for (const auto& alt : r.top_logprobs[i]) std::fprintf(stderr, " %d %s %.4f", alt.id, quoted(alt.id).c_str(), alt.logprob);
+        std::fprintf(stderr, "\n");
+    }
+}
+
 template <class Scalar, class Cache>
 void run(const options& o, const loaded& l, const char* scalar_name) {
     const nexttok::model_config& c = l.model->config();
@@ -68,25 +89,44 @@ void run(const options& o, const loaded& l, const char* scalar_name) {
     Cache cache(c, o.context);
     const auto prompt = l.tok->encode(o.prompt, l.tok->default_add_bos());
     if (prompt.empty()) throw nexttok::invalid_argument_error("the prompt is empty and the model adds no BOS: give --prompt");
-    auto sampler = nexttok::make_sampler(o.sampling);
-    nexttok::any_of stop(nexttok::eos_criterion{l.tok->eos()}, nexttok::max_new_tokens(o.n_predict));
-
-    std::cout << o.prompt << std::flush;
-    const auto result = nexttok::generate(dec, cache, *l.tok, prompt, sampler, stop, [](const nexttok::token_event& e) {
+    auto stream = [](const nexttok::token_event& e) {
         std::cout << e.text << std::flush;
         return true;
-    });
-    std::cout << std::endl;
+    };
 
-    const auto& t = result.timings;
-    std::fprintf(stderr,
-                 "\n[%s] prompt: %lld tokens, %.1f tokens/s | generated: %zu tokens, %.1f tokens/s | finish: %s\n"
-                 "[%s] KV cache (%s): %zu bytes for %lld positions | weights: %llu bytes | threads: %d\n",
-                 l.model->file_name().c_str(), static_cast<long long>(t.n_prompt_tokens), t.prefill_tokens_per_second(),
-                 result.tokens.size(), t.decode_tokens_per_second(), std::string(nexttok::to_string(result.reason)).c_str(),
+    std::vector<nexttok::generation_result> results;
+    if (o.gen.n_samples == 1) {
+        std::cout << o.prompt << std::flush;
+        results.push_back(nexttok::generate(dec, cache, *l.tok, prompt, o.gen, stream));
+        std::cout << std::endl;
+    } else if constexpr (Cache::retains_history) {
+        std::int64_t current = -1;
+        auto headed = [&](const nexttok::token_event& e) {
+            if (e.sample != current) {
+                current = e.sample;
+                std::cout << (current > 0 ? "\n" : "") << "--- sample " << current << " ---\n" << o.prompt;
+            }
+            return stream(e);
+        };
+        results = nexttok::generate_n(dec, cache, *l.tok, prompt, o.gen, headed);
+        std::cout << std::endl;
+    } else {
+        throw nexttok::invalid_argument_error("--n-samples shares the prompt's KV cache: it cannot be combined with --no-cache");
+    }
+
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const auto& r = results[i];
+        if (o.gen.n_logprobs > 0) print_logprobs(*l.tok, r);
+        const auto& t = r.timings;
+        std::fprintf(stderr, "\n[%s] %sprompt: %lld tokens, %.1f tokens/s | generated: %zu tokens, %.1f tokens/s | finish: %s\n",
+                     l.model->file_name().c_str(), results.size() > 1 ? ("sample " + std::to_string(i) + ": ").c_str() : "",
+                     static_cast<long long>(t.n_prompt_tokens), t.prefill_tokens_per_second(), r.tokens.size(),
+                     t.decode_tokens_per_second(), std::string(nexttok::to_string(r.reason)).c_str());
+    }
+    std::fprintf(stderr, "[%s] KV cache (%s): %zu bytes for %lld positions | weights: %llu bytes | threads: %d | samplers: %s\n",
                  l.model->file_name().c_str(), o.no_cache ? (std::string(scalar_name) + ", no cache: scratch").c_str() : scalar_name,
-                 cache.bytes(), static_cast<long long>(cache.capacity()),
-                 static_cast<unsigned long long>(l.model->weight_bytes()), dec.n_threads());
+                 cache.bytes(), static_cast<long long>(cache.capacity()), static_cast<unsigned long long>(l.model->weight_bytes()),
+                 dec.n_threads(), nexttok::format_sampler_order(o.gen.sampling.sampler_order).c_str());
 }
 
 template <class Scalar>
@@ -103,20 +143,17 @@ int main(int argc, char** argv) {
     app.add_option("-m,--model", o.model_path, "GGUF model or llama2.c checkpoint (default: built-in random demo model)")->check(CLI::ExistingFile);
     app.add_option("--tokenizer", o.tokenizer_path, "llama2.c tokenizer.bin (needed with a .bin checkpoint) or a GGUF vocabulary")->check(CLI::ExistingFile);
     app.add_option("-p,--prompt", o.prompt, "prompt text");
-    app.add_option("-n,--n-predict", o.n_predict, "maximum number of tokens to generate")->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_option("-c,--ctx-size", o.context, "KV-cache capacity in positions (0: the model's context length)")->capture_default_str()->check(CLI::NonNegativeNumber);
-    app.add_option("--temperature,--temp", o.sampling.temperature, "sampling temperature (0: greedy)")->capture_default_str();
-    app.add_option("--top-k", o.sampling.top_k, "keep the k most likely tokens (0: off)")->capture_default_str();
-    app.add_option("--top-p", o.sampling.top_p, "nucleus sampling threshold (1: off)")->capture_default_str();
-    app.add_option("--min-p", o.sampling.min_p, "drop tokens below min-p times the top probability (0: off)")->capture_default_str();
-    app.add_option("-s,--seed", o.sampling.seed, "seed of the sampler")->capture_default_str();
     app.add_option("--scalar", o.scalar, "type of the KV cache and activations")->capture_default_str()->check(CLI::IsMember({"float", "half", "bf16"}));
     app.add_flag("--no-cache", o.no_cache, "recompute the whole prefix at every step (uncached baseline)");
     app.add_option("-t,--threads", o.threads, "threads (0: one per hardware thread)")->capture_default_str()->check(CLI::Range(0, 1024));
+    flags::generation_flags gf;
+    flags::add_generation_flags(app, o.gen, gf);
     CLI11_PARSE(app, argc, argv);
 
     try {
-        o.sampling.validate();
+        flags::finish_generation_flags(o.gen, gf);
+        o.gen.validate();
         const loaded l = load(o);
         if (o.scalar == "half") run_scalar<Eigen::half>(o, l, "half");
         else if (o.scalar == "bf16") run_scalar<Eigen::bfloat16>(o, l, "bf16");

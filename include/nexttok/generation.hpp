@@ -1,5 +1,11 @@
-// generation/: the generate() loop and its result.
+// generation/: the generate() loop and its result, generation_options and the policies built from it,
+// generate_n() (n samples on one prefill) and score() (log-probability and perplexity of a text).
 #pragma once
 
 #include <nexttok/generation/generate.hpp>
+#include <nexttok/generation/generate_n.hpp>
+#include <nexttok/generation/generation_options.hpp>
 #include <nexttok/generation/generation_result.hpp>
+#include <nexttok/generation/make_generation.hpp>
+#include <nexttok/generation/score.hpp>
+#include <nexttok/generation/token_decoder.hpp>

@@ -1,6 +1,7 @@
 // "No allocation in the token loop": after the first sample() of a vocabulary size, sampling does not
 // allocate. Global operator new is replaced in this test program to count allocations.
 #include <nexttok/sampling/make_sampler.hpp>
+#include <nexttok/sampling/min_new_tokens.hpp>
 #include <nexttok/sampling/sampler_chain.hpp>
 
 #include "sampling_test_util.hpp"
@@ -49,9 +50,16 @@ std::vector<std::vector<float>> vocab_steps() {
     return steps;
 }
 
+// The pointers escape through volatile stores, so that the optimizer cannot elide the allocations
+// (libstdc++'s allocator calls __builtin_operator_new, which it may elide when nothing observes it).
+std::vector<int>* volatile escaped_vector = nullptr;
+int* volatile escaped_data = nullptr;
+
 TEST(SamplingAllocation, CountingAllocatorSeesAllocations) {
     const long before = n_allocations.load();
     auto* v = new std::vector<int>(100);
+    escaped_vector = v;
+    escaped_data = v->data();
     delete v;
     EXPECT_GE(n_allocations.load() - before, 2);  // the test can fail
 }
@@ -79,6 +87,37 @@ TEST(SamplingAllocation, GreedyAndStaticChainsDoNotAllocatePerToken) {
     EXPECT_EQ(allocations_after_warm_up(g, steps), 0);
     auto stat = make_sampler_chain(top_k(40), top_p(0.95f), min_p(0.05f), temperature(0.8f), categorical(1));
     EXPECT_EQ(allocations_after_warm_up(stat, steps), 0);
+}
+
+}  // namespace
+}  // namespace nexttok
+
+namespace nexttok {
+namespace {
+
+// Every stage of the full llama.cpp chain with bounded windows: after the first draws (the vocabulary-
+// sized buffers) and once the windows are full, a draw allocates nothing.
+TEST(SamplingAllocation, FullChainWithPenaltiesDryAndConstraintsDoesNotAllocatePerToken) {
+    const auto steps = vocab_steps();
+    sampling_options o;
+    o.repeat_penalty = 1.2f;
+    o.frequency_penalty = 0.1f;
+    o.presence_penalty = 0.1f;
+    o.repeat_last_n = 16;
+    o.dry_multiplier = 0.8f;
+    o.dry_penalty_last_n = 16;
+    o.typical_p = 0.98f;
+    o.top_n_sigma = 3.0f;
+    o.xtc_probability = 0.5f;
+    o.epsilon_cutoff = 1e-6f;
+    o.eta_cutoff = 1e-6f;
+    o.no_repeat_ngram_size = 0;  // its context grows with the sequence (documented)
+    o.logit_bias = {{5, 1.0f}, {6, -INFINITY}};
+    o.banned_sequences = {{7}, {8, 9}};
+    auto s = make_sampler(o, {min_new_tokens(1000, {2})});
+    for (int warm = 0; warm < 3; ++warm)
+        for (const auto& logits : steps) s.sample(logits);  // fill the windows
+    EXPECT_EQ(allocations_after_warm_up(s, steps), 0);
 }
 
 }  // namespace

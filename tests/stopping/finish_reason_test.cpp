@@ -18,6 +18,8 @@ TEST(StoppingFinishReason, ToStringNamesEveryReason) {
     EXPECT_EQ(to_string(finish_reason::cancelled), "cancelled");
     EXPECT_EQ(to_string(finish_reason::cache_full), "cache_full");
     EXPECT_EQ(to_string(finish_reason::callback), "callback");
+    EXPECT_EQ(to_string(finish_reason::max_length), "max_length");
+    EXPECT_EQ(to_string(finish_reason::predicate), "predicate");
     EXPECT_EQ(to_string(static_cast<finish_reason>(200)), "unknown");
     static_assert(to_string(finish_reason::eos) == "eos");
 }

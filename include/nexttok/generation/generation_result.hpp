@@ -1,5 +1,5 @@
-// What generate() returns: the tokens, the text, why it stopped, per-token log-probabilities and
-// timings.
+// What generate() returns: the tokens, the text, why it stopped, per-token log-probabilities
+// (optionally the top alternatives) and timings.
 #pragma once
 
 #include <nexttok/stopping/finish_reason.hpp>
@@ -25,18 +25,30 @@ struct generation_timings {
     }
 };
 
+// A token and its log-probability under the model (natural log of the softmax of the raw logits).
+struct token_logprob {
+    token_id id = no_token;
+    float logprob = 0.0f;
+};
+
 struct generation_result {
     // Generated tokens, without the prompt. An end-of-sequence token that stopped generation is
-    // included (it was sampled and has a log-probability) but adds no text.
+    // included (it was sampled and has a log-probability) but adds no text; so is the token that
+    // completed a stop string.
     std::vector<token_id> tokens;
-    std::string text;  // the generated text (the prompt's text is not repeated)
+    // The generated text (the prompt's text is not repeated). When a stop string ended generation the
+    // text ends before it (or after it, with include_stop_string), even if the last token went further.
+    std::string text;
     finish_reason reason = finish_reason::none;
     // logprobs[i]: natural log of the model's probability of tokens[i] (softmax of the raw logits),
-    // so their sum is the log-probability of the continuation given the prompt.
+    // so their sum is the log-probability of the continuation given the prompt (see score()).
     std::vector<float> logprobs;
     // processed_logprobs[i]: the same under the distribution the sampler drew from (after
     // penalties, truncation and temperature); 0 when only one candidate was left.
     std::vector<float> processed_logprobs;
+    // top_logprobs[i]: with n_logprobs = N > 0, the N most likely tokens at step i under the model
+    // (raw logits, as OpenAI's top_logprobs), most likely first, ties by lower id; empty otherwise.
+    std::vector<std::vector<token_logprob>> top_logprobs;
     generation_timings timings;
 };
 

@@ -91,8 +91,11 @@ struct candidates {
         return best;
     }
 
-    // Position of token `id` in the current set, or size() when absent. O(n).
+    // Position of token `id` in the current set, or size() when absent. O(1) while the set is still the
+    // whole vocabulary in id order (ids[id] == id, as assign() leaves it), O(n) otherwise.
     std::size_t position_of(token_id id) const noexcept {
+        const auto i = static_cast<std::size_t>(id);
+        if (id >= 0 && i < size() && ids[i] == id) return i;
         return static_cast<std::size_t>(std::find(ids.begin(), ids.end(), id) - ids.begin());
     }
 

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <nexttok/sampling/candidates.hpp>
+#include <nexttok/sampling/detail/draw.hpp>
 #include <nexttok/sampling/rng.hpp>
 #include <nexttok/types.hpp>
 
@@ -36,19 +37,7 @@ public:
             c.probs_valid = true;
             return c.ids[0];
         }
-        c.softmax();
-        double total = 0.0;
-        for (float p : c.probs) total += p;
-        const double target = static_cast<double>(rng_.uniform_float()) * total;
-        double running = 0.0;
-        std::size_t last_positive = 0;
-        for (std::size_t i = 0; i < c.size(); ++i) {
-            if (c.probs[i] <= 0.0f) continue;
-            running += c.probs[i];
-            if (running > target) return c.ids[i];
-            last_positive = i;
-        }
-        return c.ids[last_positive];  // only reachable through rounding at the very top of [0, 1)
+        return c.ids[detail::draw_position(c, rng_)];
     }
 
     void reset() noexcept { rng_.seed(seed_); }

@@ -23,6 +23,12 @@ concept token_selector = requires(S& s, candidates& c) {
 };
 
 // A stage with state fed by the chosen token (repetition penalties, grammars, mirostat).
+//
+// The prompt convention: generate() feeds the prompt's tokens through accept() before the first
+// draw. A stage that treats prompt and generated tokens differently (penalties with include_prompt =
+// false, min_new_tokens) counts a token accepted before its first apply() since construction or
+// reset() as a prompt token, and every later one as generated. So reset() a sampler between two
+// generations that should not share history.
 template <class T>
 concept accepts_tokens = requires(T& t, token_id id) { t.accept(id); };
 

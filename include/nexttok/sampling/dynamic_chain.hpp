@@ -13,6 +13,7 @@
 #include <nexttok/sampling/any_selector.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/detail/logprob.hpp>
+#include <nexttok/sampling/sampling_error.hpp>
 #include <nexttok/types.hpp>
 
 #include <cassert>
@@ -28,11 +29,13 @@ public:
     dynamic_chain(std::vector<any_processor> processors, any_selector selector)
         : processors_(std::move(processors)), selector_(std::move(selector)) {}
 
-    // Throws invalid_argument_error for empty logits.
+    // Throws invalid_argument_error for empty logits, sampling_error when the processors removed every
+    // candidate.
     token_id sample(std::span<const float> logits) {
         if (logits.empty()) throw invalid_argument_error("dynamic_chain::sample: empty logits");
         candidates_.assign(logits);
         for (auto& p : processors_) p.apply(candidates_);
+        if (candidates_.empty()) detail::throw_all_removed("dynamic_chain");
         const token_id token = selector_.select(candidates_);
         assert(token != no_token && "a selector must pick a token of a non-empty set");
         last_token_ = token;

@@ -1,49 +1,139 @@
-// Builds llama.cpp's default sampler chain from sampling_options (common_sampler_init with the default
-// sampler order, penalties and the rarely used samplers left out):
+// Builds a sampler chain from sampling_options, as llama.cpp's common_sampler_init does:
 //
-//   top_k(top_k) -> top_p(top_p, min_keep) -> min_p(min_p, min_keep) -> temperature(t) -> categorical(seed)
+//   constraints: logit_bias -> banned_sequences -> (extra processors given by the caller)
+//   then, mirostat == 0: the stages of options.sampler_order that are enabled, in that order, e.g.
+//     penalties -> no_repeat_ngram -> dry -> top_n_sigma -> top_k -> typical_p -> top_p -> min_p ->
+//     epsilon -> eta -> xtc -> temperature (dynamic when dynatemp_range > 0) -> categorical(seed)
+//   mirostat == 1 or 2: temperature -> mirostat(tau, eta, seed) (llama.cpp runs nothing else then).
 //
-// temperature == 0 is greedy: the chain is temperature(0) -> greedy, which returns exactly the argmax
-// token (ties: lowest id), consumes no randomness, and reports a log-probability of 0. llama.cpp runs
-// the full chain there, but top-k, top-p and min-p always keep the maximum, and temperature 0 then
-// removes everything else, so the token is the same; skipping them skips their sorts.
+// A stage is left out when its parameters disable it (top_k 0, top_p 1, ...), so the default options
+// give the chain llama.cpp runs by default: top_k(40) -> top_p(0.95) -> min_p(0.05) -> temperature(0.8)
+// -> categorical. temperature == 0 (with dynatemp_range == 0) is greedy: the stages that may change
+// which token is the most likely still run (penalties, DRY, no-repeat-n-gram, typical, XTC), the
+// filters that always keep it (top-k, top-p, min-p, top-n-sigma, epsilon, eta) are skipped, then
+// temperature(0) keeps only the maximum and the greedy selector returns it: exactly llama.cpp's token
+// (its full chain ends the same way), with a log-probability of 0 and no randomness consumed
+// (XTC excepted, which draws as in llama.cpp).
 //
-// The same stages built statically, make_sampler_chain(top_k{..}, top_p{..}, min_p{..},
-// temperature{..}, categorical{seed}), give the same tokens and log-probabilities.
+// Seeds: the categorical and mirostat draws use options.seed; XTC uses a seed derived from it
+// (detail::xtc_seed) so that its stream is independent of the draw's.
 #pragma once
 
 #include <nexttok/sampling/any_sampler.hpp>
+#include <nexttok/sampling/banned_sequences.hpp>
 #include <nexttok/sampling/categorical.hpp>
+#include <nexttok/sampling/dry.hpp>
 #include <nexttok/sampling/dynamic_chain.hpp>
+#include <nexttok/sampling/dynamic_temperature.hpp>
+#include <nexttok/sampling/epsilon_cutoff.hpp>
+#include <nexttok/sampling/eta_cutoff.hpp>
 #include <nexttok/sampling/greedy.hpp>
+#include <nexttok/sampling/logit_bias.hpp>
 #include <nexttok/sampling/min_p.hpp>
+#include <nexttok/sampling/mirostat.hpp>
+#include <nexttok/sampling/mirostat_v2.hpp>
+#include <nexttok/sampling/no_repeat_ngram.hpp>
+#include <nexttok/sampling/penalties.hpp>
+#include <nexttok/sampling/rng.hpp>
+#include <nexttok/sampling/sampler_order.hpp>
 #include <nexttok/sampling/sampling_options.hpp>
 #include <nexttok/sampling/temperature.hpp>
 #include <nexttok/sampling/top_k.hpp>
+#include <nexttok/sampling/top_n_sigma.hpp>
 #include <nexttok/sampling/top_p.hpp>
+#include <nexttok/sampling/typical_p.hpp>
+#include <nexttok/sampling/xtc.hpp>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace nexttok {
 
-// Validates the options (throws invalid_argument_error) and builds the chain.
-inline dynamic_chain make_dynamic_chain(const sampling_options& options) {
+namespace detail {
+
+// XTC's seed: one splitmix64 step from the options' seed, so its stream differs from the draw's.
+inline std::uint64_t xtc_seed(std::uint64_t seed) noexcept {
+    std::uint64_t state = seed ^ 0x58544300ULL;  // "XTC"
+    return splitmix64_next(state);
+}
+
+// Appends the stage `s` if the options enable it. `greedy` skips the filters that keep the argmax.
+inline void add_stage(std::vector<any_processor>& out, sampler_stage s, const sampling_options& o, bool greedy) {
+    switch (s) {
+        case sampler_stage::penalties: {
+            penalties p(o.repeat_last_n, o.repeat_penalty, o.frequency_penalty, o.presence_penalty, o.penalize_prompt);
+            if (p.enabled()) out.emplace_back(std::move(p));
+            break;
+        }
+        case sampler_stage::dry: {
+            dry d(o.dry_multiplier, o.dry_base, o.dry_allowed_length, o.dry_penalty_last_n, o.dry_sequence_breakers,
+                  o.penalize_prompt);
+            if (d.enabled()) out.emplace_back(std::move(d));
+            break;
+        }
+        case sampler_stage::no_repeat_ngram:
+            if (o.no_repeat_ngram_size > 0) out.emplace_back(no_repeat_ngram(o.no_repeat_ngram_size, o.penalize_prompt));
+            break;
+        case sampler_stage::top_n_sigma:
+            if (!greedy && o.top_n_sigma > 0.0f) out.emplace_back(top_n_sigma(o.top_n_sigma));
+            break;
+        case sampler_stage::top_k:
+            if (!greedy && o.top_k > 0) out.emplace_back(top_k(static_cast<std::int32_t>(o.top_k)));
+            break;
+        case sampler_stage::typical_p:
+            if (o.typical_p < 1.0f) out.emplace_back(typical_p(o.typical_p, o.min_keep));
+            break;
+        case sampler_stage::top_p:
+            if (!greedy && o.top_p < 1.0f) out.emplace_back(top_p(o.top_p, o.min_keep));
+            break;
+        case sampler_stage::min_p:
+            if (!greedy && o.min_p > 0.0f) out.emplace_back(min_p(o.min_p, o.min_keep));
+            break;
+        case sampler_stage::epsilon:
+            if (!greedy && o.epsilon_cutoff > 0.0f) out.emplace_back(epsilon_cutoff(o.epsilon_cutoff, o.min_keep));
+            break;
+        case sampler_stage::eta:
+            if (!greedy && o.eta_cutoff > 0.0f) out.emplace_back(eta_cutoff(o.eta_cutoff, o.min_keep));
+            break;
+        case sampler_stage::xtc:
+            if (o.xtc_probability > 0.0f && o.xtc_threshold <= 0.5f)
+                out.emplace_back(xtc(o.xtc_probability, o.xtc_threshold, o.min_keep, xtc_seed(o.seed)));
+            break;
+        case sampler_stage::temperature:
+            if (o.dynatemp_range > 0.0f) out.emplace_back(dynamic_temperature(o.temperature, o.dynatemp_range, o.dynatemp_exponent));
+            else if (o.temperature != 1.0f || greedy) out.emplace_back(temperature(o.temperature));
+            break;
+    }
+}
+
+}  // namespace detail
+
+// Validates the options (throws invalid_argument_error) and builds the chain. `extra` processors
+// (e.g. min_new_tokens, from generation_options) run right after the constraints, before the stages.
+inline dynamic_chain make_dynamic_chain(const sampling_options& options, std::vector<any_processor> extra = {}) {
     options.validate();
     std::vector<any_processor> processors;
-    if (options.temperature == 0.0f) {
-        processors.emplace_back(temperature(0.0f));
-        return dynamic_chain(std::move(processors), greedy{});
+    processors.reserve(options.sampler_order.size() + extra.size() + 2);
+    if (!options.logit_bias.empty()) processors.emplace_back(logit_bias(options.logit_bias));
+    if (!options.banned_sequences.empty()) processors.emplace_back(banned_sequences(options.banned_sequences));
+    for (auto& p : extra) processors.push_back(std::move(p));
+
+    if (options.mirostat != 0) {
+        processors.emplace_back(temperature(options.temperature));
+        if (options.mirostat == 1) return dynamic_chain(std::move(processors), mirostat(options.mirostat_tau, options.mirostat_eta, options.seed));
+        return dynamic_chain(std::move(processors), mirostat_v2(options.mirostat_tau, options.mirostat_eta, options.seed));
     }
-    processors.reserve(4);
-    processors.emplace_back(top_k(static_cast<std::int32_t>(options.top_k)));
-    processors.emplace_back(top_p(options.top_p, options.min_keep));
-    processors.emplace_back(min_p(options.min_p, options.min_keep));
-    processors.emplace_back(temperature(options.temperature));
+    const bool greedy_draw = options.temperature == 0.0f && options.dynatemp_range == 0.0f;
+    for (sampler_stage s : options.sampler_order) detail::add_stage(processors, s, options, greedy_draw);
+    // Greedy: the selector takes the argmax, also when the order has no temperature stage.
+    if (greedy_draw) return dynamic_chain(std::move(processors), greedy{});
     return dynamic_chain(std::move(processors), categorical(options.seed));
 }
 
 // The same chain behind the type-erased sampler interface generate() takes.
-inline any_sampler make_sampler(const sampling_options& options) { return any_sampler(make_dynamic_chain(options)); }
+inline any_sampler make_sampler(const sampling_options& options, std::vector<any_processor> extra = {}) {
+    return any_sampler(make_dynamic_chain(options, std::move(extra)));
+}
 
 }  // namespace nexttok

@@ -16,6 +16,7 @@
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/concepts.hpp>
 #include <nexttok/sampling/detail/logprob.hpp>
+#include <nexttok/sampling/sampling_error.hpp>
 #include <nexttok/types.hpp>
 
 #include <cassert>
@@ -53,11 +54,13 @@ public:
 
     explicit sampler_chain(Stages... stages) : stages_(std::move(stages)...) {}
 
-    // Throws invalid_argument_error for empty logits (a vocabulary of 0 tokens).
+    // Throws invalid_argument_error for empty logits, sampling_error when the processors removed every
+    // candidate.
     token_id sample(std::span<const float> logits) {
         if (logits.empty()) throw invalid_argument_error("sampler_chain::sample: empty logits");
         candidates_.assign(logits);
         apply_processors_(std::make_index_sequence<n_processors>{});
+        if (candidates_.empty()) detail::throw_all_removed("sampler_chain");
         const token_id token = std::get<n_processors>(stages_).select(candidates_);
         assert(token != no_token && "a selector must pick a token of a non-empty set");
         last_token_ = token;

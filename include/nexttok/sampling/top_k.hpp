@@ -5,9 +5,11 @@
 //   - k <= 0: no-op (the set is left as it is, unsorted if it was).
 //   - k >= size(): nothing removed, but the set is sorted, as llama.cpp's partial sort of all of it.
 //   - otherwise the k first candidates of the sorted order are kept, sorted.
-// Ties at the cut: llama.cpp leaves them to std::partial_sort (unspecified). Here the order is
-// logit descending, then lower token id first (see candidates.hpp), so among candidates tied with the
-// k-th logit the lowest ids are kept. Cost O(n + k log k).
+// Ties at the cut (the engines disagree): llama.cpp keeps exactly k and leaves the choice among ties to
+// std::partial_sort (unspecified); Hugging Face's TopKLogitsWarper keeps every token whose logit equals
+// the k-th (more than k). We keep exactly k, as llama.cpp, with the order defined: logit descending,
+// then lower token id first (see candidates.hpp), so among candidates tied with the k-th logit the
+// lowest ids are kept (tested in top_k_test.cpp). Cost O(n + k log k).
 #pragma once
 
 #include <nexttok/sampling/candidates.hpp>

@@ -7,6 +7,9 @@
 //     cumulative sum is accumulated in float in sorted order; the set is cut after the first position
 //     i where cum_sum >= p AND i + 1 >= min_keep. Equality counts: with probabilities 0.5, 0.25, ...
 //     and p = 0.75 exactly two candidates are kept. If the sum never reaches p (rounding), all are kept.
+//     Hugging Face's TopPLogitsWarper states the same rule from the other end (it removes the tokens
+//     whose ascending cumulative sum is <= 1 - p), so the engines agree in exact arithmetic; in float
+//     they can differ by a token when a partial sum lies within rounding of p.
 //   - min_keep = 0 behaves as 1 (the first candidate is always kept), as in llama.cpp.
 //   - like llama.cpp for more than 1024 unsorted candidates, only the top 256 are sorted first; if
 //     their mass is below p the sorted prefix grows 4x at a time (llama.cpp sorts everything at once).

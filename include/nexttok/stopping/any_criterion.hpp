@@ -1,7 +1,8 @@
 // A type-erased stopping criterion, for criteria chosen at run time (any_of_criteria). Holds any
 // copyable criterion by value on the heap: one allocation at construction, one virtual call per
-// check. reset() forwards when the criterion has one. Copying clones the criterion with its state.
-// A moved-from any_criterion may only be assigned to or destroyed. Not thread-safe.
+// check. reset(), hold_back() and text_cut() forward when the criterion has them (concepts.hpp).
+// Copying clones the criterion with its state. A moved-from any_criterion may only be assigned to or
+// destroyed. Not thread-safe.
 #pragma once
 
 #include <nexttok/stopping/concepts.hpp>
@@ -9,7 +10,10 @@
 #include <nexttok/stopping/generation_state.hpp>
 
 #include <concepts>
+#include <cstddef>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -34,12 +38,16 @@ public:
 
     finish_reason check(const generation_state& state) { return self_->check(state); }
     void reset() { self_->reset(); }
+    std::size_t hold_back(std::string_view text) const { return self_->hold_back(text); }
+    std::optional<std::size_t> text_cut() const { return self_->text_cut(); }
 
 private:
     struct interface_ {
         virtual ~interface_() = default;
         virtual finish_reason check(const generation_state& state) = 0;
         virtual void reset() = 0;
+        virtual std::size_t hold_back(std::string_view text) const = 0;
+        virtual std::optional<std::size_t> text_cut() const = 0;
         virtual std::unique_ptr<interface_> clone() const = 0;
     };
 
@@ -49,6 +57,8 @@ private:
         explicit model_(Arg&& arg) : criterion(std::forward<Arg>(arg)) {}
         finish_reason check(const generation_state& state) override { return criterion.check(state); }
         void reset() override { detail::reset_criterion_if_supported(criterion); }
+        std::size_t hold_back(std::string_view text) const override { return detail::hold_back_if_supported(criterion, text); }
+        std::optional<std::size_t> text_cut() const override { return detail::text_cut_if_supported(criterion); }
         std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(criterion); }
         S criterion;
     };

@@ -1,17 +1,22 @@
 // Runtime composition of stopping criteria: a vector of any_criterion checked in insertion order; the
 // first reason that is not none wins (later criteria are not evaluated). Empty: never stops. It is
-// itself a stopping_criterion. Copyable (clones each criterion); not thread-safe.
+// itself a stopping_criterion, and forwards the text interface (concepts.hpp): hold_back() is the
+// largest of the members', text_cut() that of the member that fired. Copyable (clones each
+// criterion); not thread-safe.
 //
 //   any_of_criteria stop{eos_criterion{2}, max_new_tokens{opts.n_predict}};
-//   if (!opts.stop_ids.empty()) stop.add(stop_tokens(opts.stop_ids));
+//   if (!opts.stop.empty()) stop.add(stop_strings(opts.stop));
 #pragma once
 
 #include <nexttok/stopping/any_criterion.hpp>
 #include <nexttok/stopping/finish_reason.hpp>
 #include <nexttok/stopping/generation_state.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <initializer_list>
+#include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,8 +34,8 @@ public:
     }
 
     finish_reason check(const generation_state& state) {
-        for (auto& c : criteria_) {
-            const finish_reason reason = c.check(state);
+        for (fired_ = 0; fired_ < criteria_.size(); ++fired_) {
+            const finish_reason reason = criteria_[fired_].check(state);
             if (reason != finish_reason::none) return reason;
         }
         return finish_reason::none;
@@ -38,6 +43,17 @@ public:
 
     void reset() {
         for (auto& c : criteria_) c.reset();
+        fired_ = criteria_.size();
+    }
+
+    std::size_t hold_back(std::string_view text) const {
+        std::size_t held = 0;
+        for (const auto& c : criteria_) held = std::max(held, c.hold_back(text));
+        return held;
+    }
+
+    std::optional<std::size_t> text_cut() const {
+        return fired_ < criteria_.size() ? criteria_[fired_].text_cut() : std::nullopt;
     }
 
     std::size_t size() const noexcept { return criteria_.size(); }
@@ -45,6 +61,7 @@ public:
 
 private:
     std::vector<any_criterion> criteria_;
+    std::size_t fired_ = 0;  // the member whose reason the last check returned (size(): none)
 };
 
 }  // namespace nexttok

@@ -18,10 +18,12 @@ enum class finish_reason : std::uint8_t {
     cancelled,       // the caller cancelled the request
     cache_full,      // the KV cache has no room for another token (cache policy "stop")
     callback,        // the caller's streaming callback asked to stop
+    max_length,      // the sequence (prompt + generated) reached its maximum total length
+    predicate,       // a caller's stop_when predicate returned true
 };
 
 // "none", "eos", "max_new_tokens", "stop_token", "stop_string", "deadline", "cancelled", "cache_full",
-// "callback" (the enumerator's name); "unknown" for a value outside the enumeration. The view refers
+// "callback", "max_length", "predicate" (the enumerator's name); "unknown" for a value outside the enumeration. The view refers
 // to a string literal: it never dangles.
 constexpr std::string_view to_string(finish_reason reason) noexcept {
     switch (reason) {
@@ -34,6 +36,8 @@ constexpr std::string_view to_string(finish_reason reason) noexcept {
         case finish_reason::cancelled: return "cancelled";
         case finish_reason::cache_full: return "cache_full";
         case finish_reason::callback: return "callback";
+        case finish_reason::max_length: return "max_length";
+        case finish_reason::predicate: return "predicate";
     }
     return "unknown";
 }

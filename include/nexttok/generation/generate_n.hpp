@@ -1,0 +1,62 @@
+// n independent samples of one prompt that share the prompt's prefill: the prompt runs through the
+// decoder once into `cache`; each sample then starts from a copy of that cache (kv_cache is a value:
+// copying it copies the keys and values) and of the prompt's logits, and decodes on its own. The
+// prompt is never run again, so the prefill cost is paid once instead of n times (the copy costs one
+// pass over the cache's memory per sample, no arithmetic).
+//
+// Sample i uses the sampler make_sampler(options, tok, i) (seed + i) and fresh stopping criteria, so
+// sample 0 is exactly what generate(dec, cache, tok, prompt, options) returns. Samples run one after
+// the other on the calling thread; `cache` holds the prompt afterwards (its positions only). Each
+// result reports the shared prefill's time. Needs a cache that retains history (kv_cache; with
+// no_cache there is nothing to share).
+#pragma once
+
+#include <nexttok/generation/generate.hpp>
+#include <nexttok/generation/generation_options.hpp>
+#include <nexttok/generation/generation_result.hpp>
+#include <nexttok/generation/make_generation.hpp>
+#include <nexttok/generation/token_decoder.hpp>
+#include <nexttok/tokenizer/tokenizer.hpp>
+#include <nexttok/types.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace nexttok {
+
+// Throws invalid_argument_error for bad options, an empty prompt or one that does not fit the cache.
+template <class Decoder, class Cache>
+    requires token_decoder<Decoder, Cache> && (Cache::retains_history)
+std::vector<generation_result> generate_n(Decoder& dec, Cache& cache, const tokenizer& tok, std::span<const token_id> prompt,
+                                          const generation_options& options, const token_callback& on_token = {}) {
+    const sampling_options resolved = resolve_sampling(options, tok);  // validates
+    detail::check_prompt(prompt.size(), cache.capacity(), "generate_n");
+    const auto n_prompt = static_cast<std::int64_t>(prompt.size());
+
+    // The one prefill.
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<float> prompt_logits(static_cast<std::size_t>(dec.config().vocab_size));
+    cache.clear();
+    dec.reserve(n_prompt, cache.capacity());
+    dec.forward(prompt, 0, cache, prompt_logits);
+    detail::loop_settings settings;
+    settings.n_logprobs = options.n_logprobs;
+    settings.prefilled_logits = &prompt_logits;
+    settings.prefill_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    std::vector<generation_result> results;
+    results.reserve(static_cast<std::size_t>(options.n_samples));
+    Cache work(cache);  // one allocation; later samples copy into it in place
+    for (std::int64_t i = 0; i < options.n_samples; ++i) {
+        if (i > 0) work = cache;
+        auto sample = make_sampler(options, tok, resolved, i);
+        auto stop = make_stopping(options, tok);
+        settings.sample_index = i;
+        results.push_back(detail::generate_impl(dec, work, &tok, prompt, sample, stop, on_token, settings));
+    }
+    return results;
+}
+
+}  // namespace nexttok

@@ -1,0 +1,65 @@
+// Banned token sequences (Hugging Face's NoBadWordsLogitsProcessor, bad_words_ids): a sequence
+// s_1..s_m may never be generated. A one-token sequence removes s_1 from every draw; a longer one
+// removes s_m when the context ends with s_1..s_(m-1). The context is every accepted token, prompt
+// included (as HF, which matches over the whole input_ids), so a sequence that straddles the end of
+// the prompt is banned too. Like HF this bans only the completion: it cannot steer away from a prefix
+// that is already there. Removing candidates can empty the set: the chain then throws sampling_error.
+// Cost per apply: O(total length of the sequences).
+#pragma once
+
+#include <nexttok/error.hpp>
+#include <nexttok/sampling/candidates.hpp>
+#include <nexttok/sampling/detail/id_mask.hpp>
+#include <nexttok/sampling/detail/token_history.hpp>
+#include <nexttok/types.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nexttok {
+
+class banned_sequences {
+public:
+    // Throws invalid_argument_error for an empty sequence or a negative id.
+    explicit banned_sequences(std::vector<std::vector<token_id>> sequences)
+        : sequences_(std::move(sequences)), context_(longest_prefix_(sequences_)) {}
+
+    void apply(candidates& c) {
+        banned_.reserve(c.size());
+        for (const auto& s : sequences_) {
+            const std::size_t prefix = s.size() - 1;
+            if (prefix > context_.size()) continue;
+            bool match = true;
+            for (std::size_t k = 0; k < prefix && match; ++k) match = context_.from_end(prefix - 1 - k) == s[k];
+            if (match) banned_.mark(s.back());
+        }
+        banned_.remove_from(c);
+    }
+
+    void accept(token_id t) { context_.push(t); }
+    void reset() { context_.clear(); }
+
+    const std::vector<std::vector<token_id>>& sequences() const noexcept { return sequences_; }
+
+private:
+    static std::int64_t longest_prefix_(const std::vector<std::vector<token_id>>& sequences) {
+        std::size_t longest = 0;
+        for (const auto& s : sequences) {
+            if (s.empty()) throw invalid_argument_error("banned_sequences: an empty sequence");
+            for (token_id t : s)
+                if (t < 0) throw invalid_argument_error("banned_sequences: negative token id " + std::to_string(t));
+            longest = std::max(longest, s.size() - 1);
+        }
+        return static_cast<std::int64_t>(longest);
+    }
+
+    std::vector<std::vector<token_id>> sequences_;
+    detail::token_history context_;  // the last (longest sequence - 1) accepted tokens
+    detail::id_mask banned_;
+};
+
+}  // namespace nexttok

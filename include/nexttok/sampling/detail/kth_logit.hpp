@@ -1,0 +1,23 @@
+// The k-th largest logit of a candidate set, for the "keep the min_keep most likely" rule of Hugging
+// Face's warpers (torch.topk(scores, k)[0][..., -1]). Internal.
+#pragma once
+
+#include <nexttok/sampling/candidates.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <cstddef>
+#include <vector>
+
+namespace nexttok::detail {
+
+// Precondition: 1 <= k <= c.size(). `scratch` is reused (no allocation once warm).
+inline float kth_largest_logit(const candidates& c, std::size_t k, std::vector<float>& scratch) {
+    if (c.sorted) return c.logits[k - 1];
+    if (k == 1) return c.max_logit();
+    scratch.assign(c.logits.begin(), c.logits.end());
+    std::nth_element(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k - 1), scratch.end(), std::greater<>());
+    return scratch[k - 1];
+}
+
+}  // namespace nexttok::detail

@@ -1,0 +1,91 @@
+// Mirostat v1 (Basu, Ramachandran, Keskar & Varshney 2021, "Mirostat: A Neural Text Decoding
+// Algorithm that Directly Controls Perplexity", ICLR; arXiv 2007.14966), a selector: it truncates to
+// the top k tokens with k chosen so that the expected surprise approaches tau, draws one, and adapts k
+// through mu from the surprise it observed.
+//
+// Reproduces llama.cpp's mirostat sampler (llama_sampler_mirostat_apply):
+//   - the set is sorted, probs = softmax; the Zipf exponent s_hat is estimated by least squares over
+//     the m most likely tokens: t_i = ln((i + 2) / (i + 1)), b_i = ln(p_i / p_(i+1)), i < m - 1,
+//     s_hat = sum(t_i b_i) / sum(t_i^2) (float);
+//   - eps_hat = s_hat - 1, k = (eps_hat * 2^mu / (1 - n_vocab^-eps_hat))^(1 / s_hat), keep the top
+//     max(int(k), 1) candidates (at most all: a non-finite k keeps all), softmax, draw;
+//   - mu -= eta * (-log2 p_chosen - tau), p_chosen under the truncated distribution. mu starts at 2 tau.
+// n_vocab: the vocabulary size in the formula; 0 uses the size of the candidate set at select(),
+// which is the vocabulary when mirostat follows only penalties and temperature (llama.cpp's chain).
+// One candidate: returned without drawing (surprise 0). The draw is our xoshiro256** inverse-CDF walk
+// (categorical.hpp), not llama.cpp's std::discrete_distribution. reset() restores mu and the seed.
+#pragma once
+
+#include <nexttok/error.hpp>
+#include <nexttok/sampling/candidates.hpp>
+#include <nexttok/sampling/detail/draw.hpp>
+#include <nexttok/sampling/detail/validate.hpp>
+#include <nexttok/sampling/rng.hpp>
+#include <nexttok/types.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace nexttok {
+
+class mirostat {
+public:
+    // Throws invalid_argument_error for a NaN tau or eta, or m < 1.
+    mirostat(float tau, float eta, std::uint64_t seed, std::int32_t m = 100, std::int64_t n_vocab = 0)
+        : tau_(tau), eta_(eta), m_(m), n_vocab_(n_vocab), seed_(seed), mu_(2.0f * tau), rng_(seed) {
+        detail::require_not_nan(tau, "mirostat", "tau");
+        detail::require_not_nan(eta, "mirostat", "eta");
+        if (m < 1) throw invalid_argument_error("mirostat: m must be >= 1");
+    }
+
+    token_id select(candidates& c) {
+        if (c.empty()) return no_token;
+        c.sort();
+        c.softmax();
+        float sum_tb = 0.0f, sum_tt = 0.0f;
+        for (std::size_t i = 0; i + 1 < static_cast<std::size_t>(m_) && i + 1 < c.size(); ++i) {
+            const float t = std::log(static_cast<float>(i + 2) / static_cast<float>(i + 1));
+            const float b = std::log(c.probs[i] / c.probs[i + 1]);
+            sum_tb += t * b;
+            sum_tt += t * t;
+        }
+        const float s_hat = sum_tb / sum_tt;
+        const float eps_hat = s_hat - 1.0f;
+        const auto n_vocab = static_cast<float>(n_vocab_ > 0 ? n_vocab_ : static_cast<std::int64_t>(c.size()));
+        const float k = std::pow(eps_hat * std::pow(2.0f, mu_) / (1.0f - std::pow(n_vocab, -eps_hat)), 1.0f / s_hat);
+        std::size_t n_keep = c.size();
+        if (std::isfinite(k) && k < static_cast<float>(c.size())) n_keep = std::max<std::size_t>(static_cast<std::size_t>(std::max(k, 0.0f)), 1);
+        last_k_ = n_keep;
+        c.keep_top(n_keep);
+        const std::size_t pos = c.size() == 1 ? 0 : detail::draw_position(c, rng_);
+        if (c.size() == 1) {
+            c.probs[0] = 1.0f;
+            c.probs_valid = true;
+        }
+        mu_ -= eta_ * (-std::log2(c.probs[pos]) - tau_);
+        return c.ids[pos];
+    }
+
+    void reset() noexcept {
+        mu_ = 2.0f * tau_;
+        rng_.seed(seed_);
+    }
+
+    float mu() const noexcept { return mu_; }
+    std::size_t last_k() const noexcept { return last_k_; }
+    float tau() const noexcept { return tau_; }
+    float eta() const noexcept { return eta_; }
+
+private:
+    float tau_, eta_;
+    std::int32_t m_;
+    std::int64_t n_vocab_;
+    std::uint64_t seed_;
+    float mu_;
+    std::size_t last_k_ = 0;
+    xoshiro256ss rng_;
+};
+
+}  // namespace nexttok
