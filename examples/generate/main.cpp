@@ -1,4 +1,5 @@
-// nexttok's main example: load a model (GGUF, or a llama2.c checkpoint with its tokenizer.bin),
+// nexttok's main example: load a model (GGUF, a Hugging Face directory, or a llama2.c checkpoint
+// with its tokenizer.bin),
 // generate a continuation of a prompt and stream it to stdout. Statistics go to stderr.
 //
 //   generate --model stories260K.gguf --prompt "Once upon a time" -n 60 --temperature 0
@@ -15,6 +16,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -24,8 +26,8 @@
 namespace {
 
 struct options {
-    std::string model_path;        // GGUF file or llama2.c checkpoint; empty: the built-in demo model
-    std::string tokenizer_path;    // llama2.c tokenizer.bin (required with a .bin checkpoint) or a GGUF
+    std::string model_path;        // GGUF file, llama2.c checkpoint or HF directory; empty: the built-in demo
+    std::string tokenizer_path;    // tokenizer file or directory (required with a llama2.c checkpoint)
     std::string prompt;            // text to continue; BOS is prepended when the model asks for it
     std::int64_t context = 0;      // KV-cache capacity in positions; 0: the model's context length
     std::string scalar = "float";  // KV cache and activations: float, half or bf16
@@ -37,6 +39,7 @@ struct options {
 struct loaded {
     std::shared_ptr<const nexttok::model> model;
     std::optional<nexttok::tokenizer> tok;
+    double load_seconds = 0.0;  // mapping and checking the model, reading the tokenizer
 };
 
 loaded load(const options& o) {
@@ -49,20 +52,10 @@ loaded load(const options& o) {
                      "--prompt \"Once upon a time\"\n";
         return l;
     }
+    const auto t0 = std::chrono::steady_clock::now();
     l.model = nexttok::load_model(o.model_path);
-    if (!o.tokenizer_path.empty()) {
-        if (nexttok::is_gguf_file(o.tokenizer_path))
-            l.tok.emplace(nexttok::load_tokenizer(nexttok::gguf_file(o.tokenizer_path)));
-        else
-            l.tok.emplace(nexttok::load_llama2c_tokenizer(o.tokenizer_path));
-    } else if (const nexttok::gguf_file* g = l.model->gguf()) {
-        l.tok.emplace(nexttok::load_tokenizer(*g));
-    } else {
-        throw nexttok::invalid_argument_error(o.model_path + ": a llama2.c checkpoint has no vocabulary: pass --tokenizer tokenizer.bin");
-    }
-    if (static_cast<std::int64_t>(l.tok->vocab_size()) != l.model->config().vocab_size)
-        throw nexttok::invalid_argument_error("the tokenizer has " + std::to_string(l.tok->vocab_size()) + " tokens but " +
-                                              l.model->file_name() + " has a vocabulary of " + std::to_string(l.model->config().vocab_size));
+    l.tok.emplace(nexttok::load_model_tokenizer(*l.model, o.tokenizer_path));
+    l.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return l;
 }
 
@@ -123,8 +116,8 @@ void run(const options& o, const loaded& l, const char* scalar_name) {
                      static_cast<long long>(t.n_prompt_tokens), t.prefill_tokens_per_second(), r.tokens.size(),
                      t.decode_tokens_per_second(), std::string(nexttok::to_string(r.reason)).c_str());
     }
-    std::fprintf(stderr, "[%s] KV cache (%s): %zu bytes for %lld positions | weights: %llu bytes | threads: %d | samplers: %s\n",
-                 l.model->file_name().c_str(), o.no_cache ? (std::string(scalar_name) + ", no cache: scratch").c_str() : scalar_name,
+    std::fprintf(stderr, "[%s] load: %.1f ms | KV cache (%s): %zu bytes for %lld positions | weights: %llu bytes | threads: %d | samplers: %s\n",
+                 l.model->file_name().c_str(), 1e3 * l.load_seconds, o.no_cache ? (std::string(scalar_name) + ", no cache: scratch").c_str() : scalar_name,
                  cache.bytes(), static_cast<long long>(cache.capacity()), static_cast<unsigned long long>(l.model->weight_bytes()),
                  dec.n_threads(), nexttok::format_sampler_order(o.gen.sampling.sampler_order).c_str());
 }
@@ -140,8 +133,8 @@ void run_scalar(const options& o, const loaded& l, const char* name) {
 int main(int argc, char** argv) {
     options o;
     CLI::App app{"nexttok generate: continue a prompt with a decoder-only transformer"};
-    app.add_option("-m,--model", o.model_path, "GGUF model or llama2.c checkpoint (default: built-in random demo model)")->check(CLI::ExistingFile);
-    app.add_option("--tokenizer", o.tokenizer_path, "llama2.c tokenizer.bin (needed with a .bin checkpoint) or a GGUF vocabulary")->check(CLI::ExistingFile);
+    app.add_option("-m,--model", o.model_path, "GGUF file, Hugging Face directory or llama2.c checkpoint (default: built-in random demo model)")->check(CLI::ExistingPath);
+    app.add_option("--tokenizer", o.tokenizer_path, "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")->check(CLI::ExistingPath);
     app.add_option("-p,--prompt", o.prompt, "prompt text");
     app.add_option("-c,--ctx-size", o.context, "KV-cache capacity in positions (0: the model's context length)")->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_option("--scalar", o.scalar, "type of the KV cache and activations")->capture_default_str()->check(CLI::IsMember({"float", "half", "bf16"}));

@@ -24,8 +24,8 @@ int main(int argc, char** argv) {
     int threads = 0;
     bool per_token = false;
     CLI::App app{"nexttok score: log-probability and perplexity of a text under a model"};
-    app.add_option("-m,--model", model_path, "GGUF model or llama2.c checkpoint")->required()->check(CLI::ExistingFile);
-    app.add_option("--tokenizer", tokenizer_path, "llama2.c tokenizer.bin (needed with a .bin checkpoint) or a GGUF vocabulary")->check(CLI::ExistingFile);
+    app.add_option("-m,--model", model_path, "GGUF file, Hugging Face directory or llama2.c checkpoint")->required()->check(CLI::ExistingPath);
+    app.add_option("--tokenizer", tokenizer_path, "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")->check(CLI::ExistingPath);
     app.add_option("-p,--prompt", prompt, "context the text follows (not scored); BOS is prepended when the model asks for it");
     app.add_option("--text", text, "the text to score")->required();
     app.add_option("-c,--ctx-size", context, "KV-cache capacity in positions (0: the model's context length)")->capture_default_str()->check(CLI::NonNegativeNumber);
@@ -35,15 +35,8 @@ int main(int argc, char** argv) {
 
     try {
         const auto model = nexttok::load_model(model_path);
-        std::optional<nexttok::tokenizer> tok;
-        if (!tokenizer_path.empty()) {
-            if (nexttok::is_gguf_file(tokenizer_path)) tok.emplace(nexttok::load_tokenizer(nexttok::gguf_file(tokenizer_path)));
-            else tok.emplace(nexttok::load_llama2c_tokenizer(tokenizer_path));
-        } else if (const nexttok::gguf_file* g = model->gguf()) {
-            tok.emplace(nexttok::load_tokenizer(*g));
-        } else {
-            throw nexttok::invalid_argument_error(model_path + ": a llama2.c checkpoint has no vocabulary: pass --tokenizer tokenizer.bin");
-        }
+        const nexttok::tokenizer tok_value = nexttok::load_model_tokenizer(*model, tokenizer_path);
+        const nexttok::tokenizer* tok = &tok_value;
         const bool bos = tok->default_add_bos();
         const auto whole = tok->encode(prompt + text, bos);
         const auto head = tok->encode(prompt, bos);

@@ -12,6 +12,7 @@
 #include <nexttok/tokenizer/hf_tokenizer_file.hpp>
 #include <nexttok/tokenizer/llama2c_tokenizer_file.hpp>
 #include <nexttok/tokenizer/load_tokenizer_file.hpp>
+#include <nexttok/tokenizer/model_tokenizer.hpp>
 #include <nexttok/tokenizer/pre_tokenizer.hpp>
 #include <nexttok/tokenizer/spm_model_file.hpp>
 #include <nexttok/tokenizer/spm_tokenizer.hpp>

@@ -63,6 +63,14 @@ public:
     }
     // The GGUF metadata (for the tokenizer, say), or nullptr for a llama2.c checkpoint.
     const gguf_file* gguf() const noexcept { return std::get_if<gguf_file>(&source_); }
+    // The file or directory the model was loaded from (empty for a model built in memory).
+    std::filesystem::path path() const {
+        if (const gguf_file* g = gguf()) return g->file().path();
+        if (const mapped_file* f = std::get_if<mapped_file>(&source_)) return f->path();
+        if (const hf_files* h = std::get_if<hf_files>(&source_)) return h->dir;
+        return {};
+    }
+
     // The file name used in messages ("<memory>" for a model built in memory).
     std::string file_name() const {
         if (const gguf_file* g = gguf()) return g->name();
