@@ -4,6 +4,7 @@
 // seed gives the same model on every platform); norm weights are 1.
 #pragma once
 
+#include <nexttok/detail/splitmix64.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/model/detail/weight_checks.hpp>
 #include <nexttok/kernels/quant_blocks.hpp>
@@ -23,21 +24,10 @@ namespace nexttok {
 
 namespace detail {
 
-inline std::uint64_t splitmix64(std::uint64_t& state) noexcept {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-}  // namespace detail
-
-namespace detail {
-
 // Writes n_bytes of random bytes at dst.
 inline void random_bytes(std::uint64_t& state, std::byte* dst, std::uint64_t n_bytes) noexcept {
     for (std::uint64_t i = 0; i < n_bytes; i += 8) {
-        const std::uint64_t r = splitmix64(state);
+        const std::uint64_t r = splitmix64_next(state);
         std::memcpy(dst + i, &r, std::min<std::uint64_t>(8, n_bytes - i));
     }
 }
@@ -128,7 +118,7 @@ inline std::shared_ptr<const model> make_random_model(model_config c, std::uint6
             default: break;
         }
         for (std::uint64_t i = 0; i < t.n_elements(); ++i) {
-            const double u = static_cast<double>(detail::splitmix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
+            const double u = static_cast<double>(detail::splitmix64_next(state) >> 11) * 0x1.0p-53;  // [0, 1)
             const float v = ones ? 1.0f : static_cast<float>((2.0 * u - 1.0) * scale);
             if (t.type == tensor_type::f32) std::memcpy(dst + 4 * i, &v, 4);
             else if (t.type == tensor_type::f16) { const Eigen::half h(v); std::memcpy(dst + 2 * i, &h, 2); }
