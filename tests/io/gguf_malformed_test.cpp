@@ -221,3 +221,24 @@ TEST(gguf_file, reads_metadata_of_every_kind) {
 
 }  // namespace
 }  // namespace nexttok
+
+namespace nexttok {
+namespace {
+
+// RoPE scaling changes the numbers; a file that asks for it is refused, never run without it.
+// (token_embd.weight and rope_freqs.weight have the same length, so renaming keeps the layout.)
+TEST(gguf_unsupported, rope_frequency_factors_are_refused) {
+    NEXTTOK_REQUIRE_DATA("models/stories260K/stories260K.gguf");
+    auto b = test::read_bytes(test::data_path("models/stories260K/stories260K.gguf"));
+    std::memcpy(b.data() + test::find(b, "token_embd.weight"), "rope_freqs.weight", 17);
+    test::temp_dir dir;
+    try {
+        load_model(dir.write("scaled.gguf", b));
+        FAIL() << "a model with RoPE frequency factors must be refused";
+    } catch (const unsupported_error& e) {
+        EXPECT_NE(std::string(e.what()).find("scaled.gguf: tensor 'rope_freqs.weight': RoPE frequency factors"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace nexttok

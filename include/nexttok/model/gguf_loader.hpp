@@ -50,6 +50,12 @@ inline model_config read_gguf_config(const gguf_file& g) {
         throw format_error(g.name() + ": hyper-parameters: dim = " + std::to_string(c.dim) + " is not a multiple of n_heads = " + std::to_string(c.n_heads));
     c.rope_dim = gguf_hparam_or(g, a + "rope.dimension_count", c.head_dim);
     c.rope_theta = static_cast<float>(g.find_float(a + "rope.freq_base").value_or(10000.0));
+    // RoPE scaling (linear, YaRN, Llama-3.1's frequency factors) changes every position's angle:
+    // refused rather than silently computed without it.
+    if (const auto scaling = g.find_string(a + "rope.scaling.type"); scaling && *scaling != "none")
+        throw unsupported_error(g.name() + ": metadata key '" + a + "rope.scaling.type' = '" + std::string(*scaling) + "': RoPE scaling is not supported");
+    if (g.find_tensor("rope_freqs.weight") != nullptr)
+        throw unsupported_error(g.name() + ": tensor 'rope_freqs.weight': RoPE frequency factors (Llama 3.1 and later) are not supported");
     c.norm_eps = static_cast<float>(g.find_float(a + std::string(traits->norm_eps_key)).value_or(1e-5));
     const tensor_view* embd = g.find_tensor("token_embd.weight");
     if (embd == nullptr) throw format_error(g.name() + ": tensor 'token_embd.weight' is missing");
