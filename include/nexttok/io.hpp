@@ -1,8 +1,9 @@
-// io/: memory-mapped, bounds-checked reading of model files (GGUF, raw checkpoints).
+// io/: memory-mapped, bounds-checked reading of model files (GGUF, raw checkpoints), and a GGUF writer.
 #pragma once
 
 #include <nexttok/io/byte_reader.hpp>
 #include <nexttok/io/gguf.hpp>
+#include <nexttok/io/gguf_writer.hpp>
 #include <nexttok/io/gguf_value.hpp>
 #include <nexttok/io/mapped_file.hpp>
 #include <nexttok/io/safetensors.hpp>

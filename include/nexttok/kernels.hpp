@@ -6,6 +6,7 @@
 #include <nexttok/kernels/dot.hpp>
 #include <nexttok/kernels/matmul.hpp>
 #include <nexttok/kernels/ops.hpp>
+#include <nexttok/kernels/quant_act.hpp>
 #include <nexttok/kernels/quant_blocks.hpp>
 #include <nexttok/kernels/quant_dot.hpp>
 #include <nexttok/kernels/quantize.hpp>

@@ -1,10 +1,11 @@
 // The quantized dot kernels and their dispatch: dot_tile over rows of blocks against a
 // double-precision dot of the dequantized row (itself checked against the layout formulas in
 // quant_blocks_test), bitwise equality across tile widths (the determinism contract of dot.hpp),
-// matmul across thread counts and token counts, read_row, and the errors for unsupported types.
+// matmul across thread counts and token counts (with 8-bit activations for q8_0, q4_0, q4_k), read_row, and the errors for unsupported types.
 #include <nexttok/error.hpp>
 #include <nexttok/kernels/dot.hpp>
 #include <nexttok/kernels/matmul.hpp>
+#include <nexttok/kernels/quant_act.hpp>
 #include <nexttok/kernels/thread_pool.hpp>
 #include <nexttok/kernels/weight_types.hpp>
 
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace nexttok {
@@ -87,6 +89,25 @@ std::pair<double, double> reference_dot(const Block* w, const X* x, std::int64_t
     return {sum, abs_sum};
 }
 
+// As reference_dot with x quantized by quantize_activations: {sum, sum of |products|, bound on
+// the difference from the unquantized sum: sum_i |w_i| d_i / 2}.
+template <class Block, class X>
+std::tuple<double, double, double> reference_dot_q8(const Block* w, const X* x, std::int64_t n) {
+    std::vector<float> wf(static_cast<std::size_t>(n));
+    dequantize_row(w, wf.data(), n);
+    std::vector<block_q8_act> xq(static_cast<std::size_t>(n / 32));
+    quantize_activations(x, n, xq.data());
+    double sum = 0.0, abs_sum = 0.0, bound = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const block_q8_act& b = xq[static_cast<std::size_t>(i / 32)];
+        const double p = static_cast<double>(wf[i]) * b.d * b.qs[i % 32];
+        sum += p;
+        abs_sum += std::fabs(p);
+        bound += std::fabs(static_cast<double>(wf[i])) * b.d * (0.5 + 1e-6);
+    }
+    return {sum, abs_sum, bound};
+}
+
 template <class C>
 class quant_dot_test : public ::testing::Test {};
 
@@ -148,7 +169,15 @@ TYPED_TEST(quant_dot_test, matmul_is_bitwise_independent_of_threads_and_token_co
             ASSERT_EQ(std::bit_cast<std::uint32_t>(y1[i]), std::bit_cast<std::uint32_t>(y2[i])) << "token " << t << " row " << r;
             ASSERT_EQ(std::bit_cast<std::uint32_t>(y1[i]), std::bit_cast<std::uint32_t>(y_decode[i])) << "token " << t << " row " << r;
             const auto [ref, scale] = reference_dot(w.row(r), x.data() + t * cols, cols);
-            ASSERT_LE(std::fabs(y1[i] - ref), 1e-5 * scale) << "token " << t << " row " << r;
+            if constexpr (has_int8_kernel<Block>) {
+                // Activations rounded to 8 bits per 32 (quant_act.hpp): exact against the rounded
+                // activations, and within the rounding bound sum |w_i| d_block / 2 of the exact ones.
+                const auto [qref, qscale, bound] = reference_dot_q8(w.row(r), x.data() + t * cols, cols);
+                ASSERT_LE(std::fabs(y1[i] - qref), 1e-5 * qscale) << "token " << t << " row " << r;
+                ASSERT_LE(std::fabs(y1[i] - ref), bound + 1e-5 * scale) << "token " << t << " row " << r;
+            } else {
+                ASSERT_LE(std::fabs(y1[i] - ref), 1e-5 * scale) << "token " << t << " row " << r;
+            }
         }
     }
 }

@@ -22,33 +22,84 @@ namespace nexttok {
 template <class T>
 concept dense_element = std::same_as<T, float> || std::same_as<T, Eigen::half> || std::same_as<T, Eigen::bfloat16>;
 
-// out[t] = sum_i w[i] * x[t][i] for t < NT. W and X are float, Eigen::half or Eigen::bfloat16.
-template <int NT, dense_element W, class X>
-inline void dot_tile(const W* w, const X* const* x, std::int64_t n, float* out) noexcept {
+using detail::simd::acc_slot;
+
+// Accumulates columns [i0, i1) (multiples of accumulators * width) of NR rows x NT tokens into
+// the accumulators kept in memory: output (r, t) in acc[r * ld + t * acc_slot, + acc_slot).
+// Each weight chunk is loaded (and converted) once for the NT tokens, each activation chunk once
+// for the NR rows; the NR * NT independent chains hide the FMA latency. Prefill splits the
+// columns into ranges so that a tile's weights and activations stay in L1; since the
+// accumulators are stored and reloaded exactly, the order per output is the same for any split
+// and any tile: chunk k of `width` lanes goes to accumulator k % accumulators (a single 16-lane
+// accumulator with AVX-512, two 8-lane ones emulating it with AVX2), in ascending k.
+// `pf` is advanced by the bytes of weights each step reads (see prefetch_cursor).
+template <int NR, int NT, dense_element W, class X>
+inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i0, std::int64_t i1, float* acc,
+                            std::int64_t ld, detail::simd::prefetch_cursor pf = {}) noexcept {
     namespace s = detail::simd;
     constexpr int A = s::accumulators;
+    static_assert(A * s::width <= acc_slot);
     constexpr std::int64_t step = static_cast<std::int64_t>(A) * s::width;
-    s::vec acc[NT][A];
-    for (int t = 0; t < NT; ++t)
-        for (int a = 0; a < A; ++a) acc[t][a] = s::zero();
-    std::int64_t i = 0;
-    for (; i + step <= n; i += step) {
+    s::vec v[NR][NT][A];
+    for (int r = 0; r < NR; ++r)
+        for (int t = 0; t < NT; ++t)
+            for (int a = 0; a < A; ++a) v[r][t][a] = s::load(acc + r * ld + t * acc_slot + a * s::width);
+    for (std::int64_t i = i0; i + step <= i1; i += step) {
+        pf.advance(NR * step * sizeof(W));
         for (int a = 0; a < A; ++a) {
-            const s::vec wv = s::load(w + i + a * s::width);
-            for (int t = 0; t < NT; ++t) acc[t][a] = s::fmadd(wv, s::load(x[t] + i + a * s::width), acc[t][a]);
+            s::vec wv[NR];
+            for (int r = 0; r < NR; ++r) wv[r] = s::load(w[r] + i + a * s::width);
+            for (int t = 0; t < NT; ++t) {
+                const s::vec xv = s::load(x[t] + i + a * s::width);
+                for (int r = 0; r < NR; ++r) v[r][t][a] = s::fmadd(wv[r], xv, v[r][t][a]);
+            }
         }
     }
-    for (; i + s::width <= n; i += s::width) {
-        const s::vec wv = s::load(w + i);
-        for (int t = 0; t < NT; ++t) acc[t][0] = s::fmadd(wv, s::load(x[t] + i), acc[t][0]);
+    for (int r = 0; r < NR; ++r)
+        for (int t = 0; t < NT; ++t)
+            for (int a = 0; a < A; ++a) s::store(acc + r * ld + t * acc_slot + a * s::width, v[r][t][a]);
+}
+
+// Columns in whole steps of dot_block_range; the rest is dot_block_finish's tail.
+template <class W>
+inline constexpr std::int64_t dot_block_columns(std::int64_t n) noexcept {
+    constexpr std::int64_t step = static_cast<std::int64_t>(detail::simd::accumulators) * detail::simd::width;
+    return n / step * step;
+}
+
+// out[r * NT + t] = the accumulators of (r, t) summed, reduced, plus the tail (columns from
+// dot_block_columns(n) to n) in ascending order.
+template <int NR, int NT, dense_element W, class X>
+inline void dot_block_finish(const W* const* w, const X* const* x, std::int64_t n, const float* acc, std::int64_t ld,
+                             float* out) noexcept {
+    namespace s = detail::simd;
+    constexpr int A = s::accumulators;
+    for (int r = 0; r < NR; ++r) {
+        for (int t = 0; t < NT; ++t) {
+            const float* a0 = acc + r * ld + t * acc_slot;
+            s::vec sum = s::load(a0);
+            for (int a = 1; a < A; ++a) sum = s::add(sum, s::load(a0 + a * s::width));
+            float total = s::reduce(sum);
+            for (std::int64_t j = dot_block_columns<W>(n); j < n; ++j) total += s::to_float(w[r][j]) * s::to_float(x[t][j]);
+            out[r * NT + t] = total;
+        }
     }
-    for (int t = 0; t < NT; ++t) {
-        s::vec sum = acc[t][0];
-        for (int a = 1; a < A; ++a) sum = s::add(sum, acc[t][a]);
-        float total = s::reduce(sum);
-        for (std::int64_t j = i; j < n; ++j) total += s::to_float(w[j]) * s::to_float(x[t][j]);
-        out[t] = total;
-    }
+}
+
+// out[r * NT + t] = sum_i w[r][i] * x[t][i] for r < NR, t < NT: a register tile over all columns.
+template <int NR, int NT, dense_element W, class X>
+inline void dot_block(const W* const* w, const X* const* x, std::int64_t n, float* out,
+                      detail::simd::prefetch_cursor pf = {}) noexcept {
+    alignas(64) float acc[NR * NT * acc_slot] = {};
+    dot_block_range<NR, NT>(w, x, 0, dot_block_columns<W>(n), acc, NT * acc_slot, pf);
+    dot_block_finish<NR, NT>(w, x, n, acc, NT * acc_slot, out);
+}
+
+// out[t] = sum_i w[i] * x[t][i] for t < NT: one row of dot_block, bitwise the same per output.
+template <int NT, dense_element W, class X>
+inline void dot_tile(const W* w, const X* const* x, std::int64_t n, float* out) noexcept {
+    const W* ws[1] = {w};
+    dot_block<1, NT>(ws, x, n, out);
 }
 
 // W may also be a quantized block (quant_dot.hpp).

@@ -1,16 +1,21 @@
 // y = x W^T for a weight matrix W (rows x cols) stored in its file format (f32, f16, bf16, q8_0,
 // q4_0, q4_k, q5_k, q6_k: see weight_types.hpp), and n activation vectors x (n x cols, float /
 // half / bfloat16): y is n x rows, float. The weight format is a runtime property of the tensor,
-// dispatched once per call to a monomorphized kernel; quantized rows are read in place.
+// dispatched once per row block to a monomorphized kernel; quantized rows are read in place.
+// For q8_0, q4_0 and q4_k the activation rows are first quantized to 8 bits (quant_act.hpp).
 //
-// Work is split into blocks of `rows_per_task` rows whatever the thread count; inside a block the
-// tokens go in tiles of 4 so that each weight row, once in cache, serves 4 tokens. Every output is
-// one dot_tile accumulation, so results do not depend on the thread count or on n (see dot.hpp).
+// Work is split into blocks of `rows_per_task` rows whatever the thread count; several matrices
+// that read the same x (q, k, v; gate, up) can share one parallel_for (matmul_group), which saves
+// thread round trips in decode. Inside a block, register tiles of NR rows x NT tokens
+// (dot_block, qdot_block) let each weight chunk serve NT tokens and each activation chunk NR
+// rows. Every output is computed in an order that does not depend on the tile, so results do not
+// depend on the thread count or on n (see dot.hpp, quant_act.hpp).
 #pragma once
 
 #include <nexttok/error.hpp>
 #include <nexttok/io/tensor_view.hpp>
 #include <nexttok/kernels/dot.hpp>
+#include <nexttok/kernels/quant_act.hpp>
 #include <nexttok/kernels/quant_blocks.hpp>
 #include <nexttok/kernels/thread_pool.hpp>
 #include <nexttok/kernels/weight_types.hpp>
@@ -19,51 +24,243 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace nexttok {
+
+// Scratch of matmul: the activation rows quantized to 8 bits, (n, cols / 32) blocks. Owned by one
+// caller (a decoder), sized by reserve() outside the token loop; not thread-safe.
+class matmul_workspace {
+public:
+    void reserve(std::int64_t n_tokens, std::int64_t cols) {
+        const auto size = static_cast<std::size_t>(n_tokens * (cols / block_q8_act::block_size));
+        if (act_.size() < size) act_.resize(size);
+    }
+    block_q8_act* activations(std::int64_t n_tokens, std::int64_t cols) {
+        reserve(n_tokens, cols);
+        return act_.data();
+    }
+
+private:
+    std::vector<block_q8_act> act_;
+};
+
+// One product of a matmul_group: y[t * ldy + r] = dot(W row r, x row t). Non-owning.
+struct matmul_target {
+    const tensor_view* w;
+    float* y;
+    std::int64_t ldy;
+};
 
 namespace detail {
 
 inline constexpr std::int64_t rows_per_task = 16;
-inline constexpr int token_tile = 4;
+inline constexpr int max_group = 4;  // matrices per matmul_group
+inline constexpr int prefetch_tiles = 1;  // how many register tiles ahead the weights are prefetched
+#if defined(__AVX512F__)
+inline constexpr int tile_rows = 4, tile_tokens = 6;  // 24 of the 32 zmm registers accumulate
+#else
+inline constexpr int tile_rows = 2, tile_tokens = 3;
+#endif
 
-// w: rows of `stride` elements (or blocks) each, holding `cols` weights.
+// Rows [r0, r1) of w (rows of `stride` elements or blocks) times NT activation rows xs, by
+// register tiles of tile_rows rows. X is the activation element, or block_q8_act.
+template <int NT, class W, class X>
+void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols,
+                       const X* const* xs, float* y, std::int64_t ldy) noexcept {
+    auto tile = [&]<int NR>(std::int64_t r) {
+        const W* ws[NR];
+        for (int i = 0; i < NR; ++i) ws[i] = w + (r + i) * stride;
+        float out[NR * NT];
+        // The rows of the tiles that follow are next in memory.
+        const char* next = reinterpret_cast<const char*>(w + (r + prefetch_tiles * NR) * stride);
+        const simd::prefetch_cursor pf{next, next + NR * stride * static_cast<std::int64_t>(sizeof(W))};
+        if constexpr (std::is_same_v<X, block_q8_act>) nexttok::qdot_block<NR, NT>(ws, xs, cols, out, pf);
+        else if constexpr (quant_block<W>) {
+            for (int i = 0; i < NR; ++i) dot_tile<NT>(ws[i], xs, cols, out + i * NT);
+        } else dot_block<NR, NT>(ws, xs, cols, out, pf);
+        for (int i = 0; i < NR; ++i)
+            for (int t = 0; t < NT; ++t) y[t * ldy + r + i] = out[i * NT + t];
+    };
+    // Decode (one token) takes more rows per tile: more weight streams in flight, same registers.
+    constexpr int NR = NT == 1 ? 2 * tile_rows : tile_rows;
+    std::int64_t r = r0;
+    for (; r + NR <= r1; r += NR) tile.template operator()<NR>(r);
+    for (; r < r1; ++r) tile.template operator()<1>(r);
+}
+
+// Rows [r0, r1) of w times the n rows of x (row stride ldx): token tiles of tile_tokens, then
+// the remaining tokens as one narrower tile. Each tile runs over all columns (decode).
 template <class W, class X>
-void matmul_typed(const W* w, std::int64_t stride, std::int64_t rows, std::int64_t cols, const X* x, std::int64_t ldx,
-                  std::int64_t n, float* y, std::int64_t ldy, thread_pool& pool) {
-    const std::int64_t n_tasks = (rows + rows_per_task - 1) / rows_per_task;
-    pool.parallel_for(n_tasks, [&](std::int64_t task, int) {
-        const std::int64_t r0 = task * rows_per_task;
-        const std::int64_t r1 = std::min(rows, r0 + rows_per_task);
-        std::int64_t t = 0;
-        for (; t + token_tile <= n; t += token_tile) {
-            const X* xs[token_tile];
-            for (int k = 0; k < token_tile; ++k) xs[k] = x + (t + k) * ldx;
-            for (std::int64_t r = r0; r < r1; ++r) {
-                float out[token_tile];
-                dot_tile<token_tile>(w + r * stride, xs, cols, out);
-                for (int k = 0; k < token_tile; ++k) y[(t + k) * ldy + r] = out[k];
+void row_block(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols, const X* x,
+               std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy) noexcept {
+    auto tokens = [&]<int NT>(std::int64_t t) {
+        const X* xs[NT];
+        for (int k = 0; k < NT; ++k) xs[k] = x + (t + k) * ldx;
+        rows_times_tokens<NT>(w, stride, r0, r1, cols, xs, y + t * ldy, ldy);
+    };
+    std::int64_t t = 0;
+    for (; t + tile_tokens <= n; t += tile_tokens) tokens.template operator()<tile_tokens>(t);
+    [&]<int... K>(std::integer_sequence<int, K...>) {
+        ((n - t == K + 1 ? tokens.template operator()<K + 1>(t) : void()), ...);
+    }(std::make_integer_sequence<int, tile_tokens - 1>{});
+}
+
+// Calls f.template operator()<NR, NT>(r, t) for the register tiles covering rows [r0, r1) and
+// tokens [t0, t1): tile_rows x tile_tokens, then narrower tiles for the remainders.
+template <class F>
+void for_each_tile(std::int64_t r0, std::int64_t r1, std::int64_t t0, std::int64_t t1, F&& f) {
+    auto row_tiles = [&]<int NT>(std::int64_t t) {
+        std::int64_t r = r0;
+        for (; r + tile_rows <= r1; r += tile_rows) f.template operator()<tile_rows, NT>(r, t);
+        for (; r < r1; ++r) f.template operator()<1, NT>(r, t);
+    };
+    std::int64_t t = t0;
+    for (; t + tile_tokens <= t1; t += tile_tokens) row_tiles.template operator()<tile_tokens>(t);
+    [&]<int... K>(std::integer_sequence<int, K...>) {
+        ((t1 - t == K + 1 ? row_tiles.template operator()<K + 1>(t) : void()), ...);
+    }(std::make_integer_sequence<int, tile_tokens - 1>{});
+}
+
+inline constexpr std::int64_t prefill_tokens = 8 * tile_tokens;  // tokens whose accumulators are live at once
+inline constexpr std::int64_t prefill_columns = 512;  // per range: a tile's weights and activations stay in L1
+
+// As row_block for several tokens (prefill), with the columns split into ranges of
+// prefill_columns: for each range, every tile of rows [r0, r1) x up to prefill_tokens tokens,
+// its accumulators kept in `acc` between ranges. The same outputs, bitwise, as row_block
+// (dot.hpp, quant_act.hpp), from data in L1 instead of L2. W is dense (X its activations) or
+// has an int8 kernel (X = block_q8_act, ldx in blocks).
+template <class W, class X>
+void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols,
+                       const X* x, std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy) noexcept {
+    constexpr bool int8 = std::is_same_v<X, block_q8_act>;
+    constexpr std::int64_t ld = prefill_tokens * simd::acc_slot;  // acc row stride
+    alignas(64) float acc[rows_per_task * ld];                   // (rows, prefill_tokens, acc_slot)
+    std::int64_t k_end, k_step;                                   // in elements, or weight blocks
+    if constexpr (int8) k_end = cols / W::block_size, k_step = prefill_columns / W::block_size;
+    else k_end = dot_block_columns<W>(cols), k_step = prefill_columns;
+    for (std::int64_t t0 = 0; t0 < n; t0 += prefill_tokens) {
+        const std::int64_t t1 = std::min(n, t0 + prefill_tokens);
+        std::fill(acc, acc + (r1 - r0) * ld, 0.0f);
+        auto pointers = [&]<int NR, int NT>(std::int64_t r, std::int64_t t, const W* (&ws)[NR], const X* (&xs)[NT]) {
+            for (int i = 0; i < NR; ++i) ws[i] = w + (r + i) * stride;
+            for (int k = 0; k < NT; ++k) xs[k] = x + (t + k) * ldx;
+        };
+        for (std::int64_t k0 = 0; k0 < k_end; k0 += k_step) {
+            const std::int64_t k1 = std::min(k_end, k0 + k_step);
+            if constexpr (int8 || std::is_same_v<W, float>) {
+                for_each_tile(r0, r1, t0, t1, [&]<int NR, int NT>(std::int64_t r, std::int64_t t) {
+                    const W* ws[NR];
+                    const X* xs[NT];
+                    pointers.template operator()<NR, NT>(r, t, ws, xs);
+                    float* a = acc + (r - r0) * ld + (t - t0) * simd::acc_slot;
+                    if constexpr (int8) qdot_block_range<NR, NT>(ws, xs, k0, k1, a, ld);
+                    else dot_block_range<NR, NT>(ws, xs, k0, k1, a, ld);
+                });
+            } else {
+                // Half or bfloat16 weights: converted to float once per range (exactly, so the
+                // sums are unchanged) instead of once per token tile.
+                alignas(64) float wf[rows_per_task * prefill_columns];  // (rows, columns of the range)
+                for (std::int64_t r = r0; r < r1; ++r)  // k1 - k0 is a multiple of the SIMD width
+                    for (std::int64_t i = k0; i < k1; i += simd::width)
+                        simd::store(wf + (r - r0) * prefill_columns + (i - k0), simd::load(w + r * stride + i));
+                for_each_tile(r0, r1, t0, t1, [&]<int NR, int NT>(std::int64_t r, std::int64_t t) {
+                    const float* ws[NR];
+                    const X* xs[NT];
+                    for (int i = 0; i < NR; ++i) ws[i] = wf + (r - r0 + i) * prefill_columns;
+                    for (int k = 0; k < NT; ++k) xs[k] = x + (t + k) * ldx + k0;
+                    dot_block_range<NR, NT>(ws, xs, 0, k1 - k0, acc + (r - r0) * ld + (t - t0) * simd::acc_slot, ld);
+                });
             }
         }
-        for (; t < n; ++t)
-            for (std::int64_t r = r0; r < r1; ++r) y[t * ldy + r] = dot(w + r * stride, x + t * ldx, cols);
-    });
+        for_each_tile(r0, r1, t0, t1, [&]<int NR, int NT>(std::int64_t r, std::int64_t t) {
+            const W* ws[NR];
+            const X* xs[NT];
+            pointers.template operator()<NR, NT>(r, t, ws, xs);
+            const float* a = acc + (r - r0) * ld + (t - t0) * simd::acc_slot;
+            float out[NR * NT];
+            if constexpr (int8) qdot_block_finish<NR, NT>(a, ld, out);
+            else dot_block_finish<NR, NT>(ws, xs, cols, a, ld, out);
+            for (int i = 0; i < NR; ++i)
+                for (int k = 0; k < NT; ++k) y[(t + k) * ldy + r + i] = out[i * NT + k];
+        });
+    }
 }
+
+template <class W>
+inline constexpr bool uses_int8 = quant_block<W> && has_int8_kernel<W>;
 
 }  // namespace detail
 
-// y[t * ldy + r] = dot(W row r, x[t * ldx ...]) for t < n, r < W.rows(). Throws unsupported_error
-// for a weight type without kernels (the loaders reject those up front).
+// For each target, y[t * ldy + r] = dot(W row r, x[t * ldx ...]) for t < n, r < W.rows(), in one
+// parallel_for. Every W has the same cols. Throws unsupported_error for a weight type without
+// kernels (the loaders reject those up front), before any work starts.
+template <class X>
+void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64_t ldx, std::int64_t n,
+                  thread_pool& pool, matmul_workspace& ws) {
+    if (targets.empty() || n <= 0) return;
+    if (targets.size() > static_cast<std::size_t>(detail::max_group))
+        throw invalid_argument_error("matmul_group: more than " + std::to_string(detail::max_group) + " matrices");
+    const auto cols = static_cast<std::int64_t>(targets[0].w->cols());
+    std::int64_t first_task[detail::max_group + 1] = {0};
+    bool quantize = false;
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+        const tensor_view& w = *targets[i].w;
+        if (static_cast<std::int64_t>(w.cols()) != cols)
+            throw invalid_argument_error("matmul_group: tensor '" + w.name + "' has rows of " + std::to_string(w.cols()) +
+                                         ", expected " + std::to_string(cols));
+        visit_weight_type(w, "matmul", [&]<class W>(std::type_identity<W>) { quantize |= detail::uses_int8<W>; });
+        const auto rows = static_cast<std::int64_t>(w.rows());
+        first_task[i + 1] = first_task[i] + (rows + detail::rows_per_task - 1) / detail::rows_per_task;
+    }
+    block_q8_act* xq = nullptr;
+    const std::int64_t nb = cols / block_q8_act::block_size;
+    if (quantize) {
+        xq = ws.activations(n, cols);
+        for (std::int64_t t = 0; t < n; ++t) quantize_activations(x + t * ldx, cols, xq + t * nb);
+    }
+    const std::int64_t n_tasks = first_task[targets.size()];
+    pool.parallel_for(n_tasks, [&](std::int64_t task, int) {
+        std::size_t i = 0;
+        while (task >= first_task[i + 1]) ++i;
+        const matmul_target& tg = targets[i];
+        const auto rows = static_cast<std::int64_t>(tg.w->rows());
+        const std::int64_t r0 = (task - first_task[i]) * detail::rows_per_task;
+        const std::int64_t r1 = std::min(rows, r0 + detail::rows_per_task);
+        visit_weight_type(*tg.w, "matmul", [&]<class W>(std::type_identity<W>) {
+            const W* w = reinterpret_cast<const W*>(tg.w->data);
+            const std::int64_t stride = row_stride<W>(cols);
+            if constexpr (detail::uses_int8<W>) {
+                if (n == 1) detail::row_block(w, stride, r0, r1, cols, xq, nb, n, tg.y, tg.ldy);
+                else detail::row_block_prefill(w, stride, r0, r1, cols, xq, nb, n, tg.y, tg.ldy);
+            } else if constexpr (quant_block<W>) {
+                detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
+            } else {
+                if (n == 1) detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
+                else detail::row_block_prefill(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
+            }
+        });
+    });
+}
+
+// y[t * ldy + r] = dot(W row r, x[t * ldx ...]) for t < n, r < W.rows().
+template <class X>
+void matmul(const tensor_view& w, const X* x, std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy,
+            thread_pool& pool, matmul_workspace& ws) {
+    const matmul_target target{&w, y, ldy};
+    matmul_group(std::span<const matmul_target>(&target, 1), x, ldx, n, pool, ws);
+}
+
+// As above with a workspace of the calling thread (allocates when it first sees a larger n x cols).
 template <class X>
 void matmul(const tensor_view& w, const X* x, std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy,
             thread_pool& pool) {
-    const auto rows = static_cast<std::int64_t>(w.rows());
-    const auto cols = static_cast<std::int64_t>(w.cols());
-    visit_weight_type(w, "matmul", [&]<class W>(std::type_identity<W>) {
-        detail::matmul_typed(reinterpret_cast<const W*>(w.data), row_stride<W>(cols), rows, cols, x, ldx, n, y, ldy, pool);
-    });
+    thread_local matmul_workspace ws;
+    matmul(w, x, ldx, n, y, ldy, pool, ws);
 }
 
 // Row r of a weight matrix (an embedding, say) converted to float: out[0, cols).

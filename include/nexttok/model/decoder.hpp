@@ -20,6 +20,7 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -97,6 +98,7 @@ public:
         hb_.resize(n * c.hidden_dim);
         rope_.resize(n * c.rope_dim);
         scores_.resize(static_cast<std::size_t>(pool_.size()) * reserved_positions_);
+        work_.reserve(reserved_tokens_, std::max({c.dim, c.q_dim(), c.hidden_dim}));
     }
 
     // Runs tokens[i] at position pos0 + i, writing their keys and values into `cache` and reading
@@ -137,7 +139,7 @@ public:
         // Final norm and classifier, for the rows asked for.
         const std::int64_t first = n - n_out;
         for (std::int64_t i = first; i < n; ++i) norm(x_.data() + i * c.dim, output_norm_, output_norm_b_, xb_.data() + i * c.dim);
-        matmul(w.output, xb_.data() + first * c.dim, c.dim, n_out, logits.data(), c.vocab_size, pool_);
+        matmul(w.output, xb_.data() + first * c.dim, c.dim, n_out, logits.data(), c.vocab_size, pool_, work_);
     }
 
 private:
@@ -175,9 +177,9 @@ private:
 
         // Attention: xb = norm(x); q, k, v = xb Wq^T + bq, xb Wk^T + bk, xb Wv^T + bv   // xb (n, dim) in Scalar
         for (std::int64_t i = 0; i < n; ++i) norm(x_.data() + i * dim, lv.attn_norm, lv.attn_norm_b, xb_.data() + i * dim);
-        matmul(w.attn_q, xb_.data(), dim, n, q_.data(), q_dim, pool_);  // q (n, n_heads * head_dim)
-        matmul(w.attn_k, xb_.data(), dim, n, k_.data(), kv_dim, pool_);  // k (n, n_kv_heads * head_dim)
-        matmul(w.attn_v, xb_.data(), dim, n, v_.data(), kv_dim, pool_);  // v (n, n_kv_heads * head_dim)
+        // q (n, n_heads * head_dim), k and v (n, n_kv_heads * head_dim): one parallel_for for the three.
+        const matmul_target qkv[] = {{&w.attn_q, q_.data(), q_dim}, {&w.attn_k, k_.data(), kv_dim}, {&w.attn_v, v_.data(), kv_dim}};
+        matmul_group(std::span<const matmul_target>(qkv), xb_.data(), dim, n, pool_, work_);
         add_bias(q_.data(), n, lv.q_b);
         add_bias(k_.data(), n, lv.k_b);
         add_bias(v_.data(), n, lv.v_b);
@@ -216,7 +218,7 @@ private:
         });
 
         // x += att Wo^T + bo
-        matmul(w.attn_output, att_.data(), q_dim, n, proj_.data(), dim, pool_);
+        matmul(w.attn_output, att_.data(), q_dim, n, proj_.data(), dim, pool_, work_);
         add_bias(proj_.data(), n, lv.o_b);
         for (std::int64_t j = 0; j < n * dim; ++j) x_[j] += proj_[j];
 
@@ -224,15 +226,14 @@ private:
         //   SwiGLU: x += (silu(xb W1^T) * (xb W3^T)) W2^T
         //   GELU:   x += gelu(xb Wup^T + bup) Wdown^T + bdown
         for (std::int64_t i = 0; i < n; ++i) norm(x_.data() + i * dim, lv.ffn_norm, lv.ffn_norm_b, xb_.data() + i * dim);
-        matmul(w.ffn_up, xb_.data(), dim, n, up_.data(), c.hidden_dim, pool_);  // (n, hidden_dim)
+        // up and gate (n, hidden_dim): one parallel_for for both.
+        const matmul_target up_gate[] = {{&w.ffn_up, up_.data(), c.hidden_dim}, {&w.ffn_gate, gate_.data(), c.hidden_dim}};
+        const bool swiglu_mlp = c.mlp == mlp_kind::swiglu;
+        matmul_group(std::span<const matmul_target>(up_gate, swiglu_mlp ? 2 : 1), xb_.data(), dim, n, pool_, work_);
         add_bias(up_.data(), n, lv.up_b);
-        if (c.mlp == mlp_kind::swiglu) {
-            matmul(w.ffn_gate, xb_.data(), dim, n, gate_.data(), c.hidden_dim, pool_);  // (n, hidden_dim)
-            swiglu(gate_.data(), up_.data(), n * c.hidden_dim, hb_.data());
-        } else {
-            gelu_tanh(up_.data(), n * c.hidden_dim, hb_.data());
-        }
-        matmul(w.ffn_down, hb_.data(), c.hidden_dim, n, proj_.data(), dim, pool_);
+        if (swiglu_mlp) swiglu(gate_.data(), up_.data(), n * c.hidden_dim, hb_.data());
+        else gelu_tanh(up_.data(), n * c.hidden_dim, hb_.data());
+        matmul(w.ffn_down, hb_.data(), c.hidden_dim, n, proj_.data(), dim, pool_, work_);
         add_bias(proj_.data(), n, lv.down_b);
         for (std::int64_t j = 0; j < n * dim; ++j) x_[j] += proj_[j];
     }
@@ -241,6 +242,7 @@ private:
 
     std::shared_ptr<const model> model_;
     thread_pool pool_;
+    matmul_workspace work_;  // quantized activations of the current weight product
     // Per-layer norm weights and biases in float; empty vectors where the family has none.
     struct layer_vectors {
         std::vector<float> attn_norm, attn_norm_b, ffn_norm, ffn_norm_b;  // (dim)

@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -30,6 +31,24 @@ inline float half_bits_to_float(std::uint16_t bits) noexcept {
 #endif
 }
 
+// Floats that hold the accumulators of one output between column ranges (dot_block_range):
+// the `accumulators` vectors of `width` lanes (16 floats with AVX-512 and AVX2), or, for the
+// integer kernels of quant_act.hpp, 8 lanes and a scalar.
+inline constexpr int acc_slot = 16;
+
+// Software prefetch of the next register tile's weights, a few lines per step of the current
+// tile, so that the memory system always has the next rows in flight (the hardware prefetchers
+// alone leave decode at about half of the bandwidth with short quantized rows). Prefetching
+// never faults, so the cursor may run past the end of a matrix.
+struct prefetch_cursor {
+    const char* next = nullptr;
+    const char* end = nullptr;
+
+    void advance(std::size_t bytes) noexcept {
+        for (std::size_t i = 0; i < bytes && next < end; i += 64, next += 64) __builtin_prefetch(next, 0, 2);
+    }
+};
+
 #if defined(__AVX512F__)
 
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which -Wuninitialized reports
@@ -42,7 +61,9 @@ inline float half_bits_to_float(std::uint16_t bits) noexcept {
 
 inline constexpr const char* backend_name = "avx512";
 inline constexpr int width = 16;        // float lanes per register
-inline constexpr int accumulators = 4;  // independent accumulators per dot product (latency hiding)
+// One 16-lane accumulator per dot product: latency is hidden by computing several outputs at once
+// (dot_block), not by splitting one sum, so the order of a sum is the same in every tile shape.
+inline constexpr int accumulators = 1;
 using vec = __m512;
 
 inline vec zero() noexcept { return _mm512_setzero_ps(); }
@@ -85,7 +106,7 @@ inline vec to_vec(ivec a) noexcept { return _mm512_cvtepi32_ps(a); }
 
 inline constexpr const char* backend_name = "avx2";
 inline constexpr int width = 8;
-inline constexpr int accumulators = 2;
+inline constexpr int accumulators = 2;  // two 8-lane halves emulate AVX-512's 16 lanes
 using vec = __m256;
 
 inline vec zero() noexcept { return _mm256_setzero_ps(); }

@@ -1,0 +1,116 @@
+// Writes GGUF v3 files: metadata key/value pairs and tensors, laid out as llama.cpp's gguf writer
+// does (header, key/values, tensor infos, padding to the alignment, then each tensor's bytes at an
+// aligned offset from the start of the data section). For tests and benchmarks that need a real
+// model file (a model built in memory, written, then mapped by load_model), and for conversions.
+//
+// Ownership: the writer keeps copies of the metadata but only views of tensor bytes (a span per
+// tensor), which must stay valid until write() returns. Not thread-safe.
+#pragma once
+
+#include <nexttok/error.hpp>
+#include <nexttok/io/tensor_type.hpp>
+#include <nexttok/io/tensor_view.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace nexttok {
+
+class gguf_writer {
+public:
+    static constexpr std::uint32_t alignment = 32;  // GGUF's default (general.alignment absent)
+
+    void add_u32(const std::string& key, std::uint32_t v) { scalar(key, 4, v); }
+    void add_f32(const std::string& key, float v) { scalar(key, 6, v); }
+    void add_bool(const std::string& key, bool v) { scalar(key, 7, static_cast<std::uint8_t>(v)); }
+    void add_string(const std::string& key, const std::string& v) {
+        begin(key, 8);
+        put_string(meta_, v);
+    }
+
+    // A tensor of ggml shape ne (ne[0] = row length) and type `type`; `bytes` is its data, exactly
+    // the size the type and shape require (checked).
+    void add_tensor(const std::string& name, tensor_type type, std::vector<std::uint64_t> ne, std::span<const std::byte> bytes) {
+        const auto traits = find_tensor_type_traits(static_cast<std::uint32_t>(type));
+        if (!traits || ne.empty() || ne.size() > 4)
+            throw invalid_argument_error("gguf_writer: tensor '" + name + "': bad type or number of dimensions");
+        std::uint64_t n = 1;
+        for (std::uint64_t d : ne) n *= d;
+        if (ne[0] % traits->block_size != 0 || n / traits->block_size * traits->block_bytes != bytes.size())
+            throw invalid_argument_error("gguf_writer: tensor '" + name + "': " + std::to_string(bytes.size()) +
+                                         " bytes do not match its shape and type " + to_string(type));
+        tensors_.push_back({name, type, std::move(ne), bytes});
+    }
+
+    // A tensor_view as it is (name, type, shape, bytes).
+    void add_tensor(const tensor_view& t) {
+        add_tensor(t.name, t.type, std::vector<std::uint64_t>(t.ne.begin(), t.ne.begin() + t.n_dims), t.bytes());
+    }
+
+    // Writes the file; throws io_error naming the path when it cannot.
+    void write(const std::filesystem::path& path) const {
+        std::string head;
+        put(head, std::uint32_t{0x46554747});  // "GGUF"
+        put(head, std::uint32_t{3});
+        put(head, static_cast<std::uint64_t>(tensors_.size()));
+        put(head, n_kv_);
+        head += meta_;
+        std::uint64_t offset = 0;  // from the start of the data section
+        for (const tensor& t : tensors_) {
+            put_string(head, t.name);
+            put(head, static_cast<std::uint32_t>(t.ne.size()));
+            for (std::uint64_t d : t.ne) put(head, d);
+            put(head, static_cast<std::uint32_t>(t.type));
+            put(head, offset);
+            offset = padded(offset + t.bytes.size());
+        }
+        head.resize(padded(head.size()), '\0');
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out.write(head.data(), static_cast<std::streamsize>(head.size()));
+        static constexpr char zeros[alignment] = {};
+        for (const tensor& t : tensors_) {
+            out.write(reinterpret_cast<const char*>(t.bytes.data()), static_cast<std::streamsize>(t.bytes.size()));
+            out.write(zeros, static_cast<std::streamsize>(padded(t.bytes.size()) - t.bytes.size()));
+        }
+        if (!out) throw io_error(path.string() + ": cannot write the GGUF file");
+    }
+
+private:
+    struct tensor {
+        std::string name;
+        tensor_type type;
+        std::vector<std::uint64_t> ne;
+        std::span<const std::byte> bytes;
+    };
+
+    static std::uint64_t padded(std::uint64_t n) noexcept { return (n + alignment - 1) / alignment * alignment; }
+    template <class T>
+    static void put(std::string& out, T v) {
+        out.append(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+    static void put_string(std::string& out, const std::string& s) {
+        put(out, std::uint64_t{s.size()});
+        out += s;
+    }
+    void begin(const std::string& key, std::uint32_t type) {
+        ++n_kv_;
+        put_string(meta_, key);
+        put(meta_, type);
+    }
+    template <class T>
+    void scalar(const std::string& key, std::uint32_t type, T v) {
+        begin(key, type);
+        put(meta_, v);
+    }
+
+    std::string meta_;  // the key/value pairs, serialized
+    std::uint64_t n_kv_ = 0;
+    std::vector<tensor> tensors_;
+};
+
+}  // namespace nexttok

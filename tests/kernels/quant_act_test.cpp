@@ -1,0 +1,116 @@
+// quantize_activations (the 8-bit activation blocks of the integer kernels) against its
+// definition: d = amax / 127, q = x / d rounded to nearest (even on ties), |q| <= 127, the lane
+// sums and the block sum; and qdot_block against a double dot of the same quantized values for
+// every tile shape, bitwise equal across shapes.
+#include <nexttok/kernels/quant_act.hpp>
+#include <nexttok/kernels/quant_blocks.hpp>
+
+#include "quant_test_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+
+#include <bit>
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace nexttok {
+namespace {
+
+template <class X>
+std::vector<X> normal_values(std::int64_t n, std::uint64_t seed, float sigma) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<float> dist(0.0f, sigma);
+    std::vector<X> x(static_cast<std::size_t>(n));
+    for (auto& v : x) v = static_cast<X>(dist(rng));
+    return x;
+}
+
+template <class X>
+void check_quantization(const std::vector<X>& x) {
+    const auto n = static_cast<std::int64_t>(x.size());
+    std::vector<block_q8_act> q(static_cast<std::size_t>(n / 32));
+    quantize_activations(x.data(), n, q.data());
+    for (std::int64_t b = 0; b < n / 32; ++b) {
+        const block_q8_act& o = q[static_cast<std::size_t>(b)];
+        float amax = 0.0f;
+        for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(static_cast<float>(x[b * 32 + i])));
+        ASSERT_EQ(o.d, amax / 127.0f) << "block " << b;
+        int sum = 0;
+        for (int i = 0; i < 32; ++i) {
+            const float v = static_cast<float>(x[b * 32 + i]);
+            const float scaled = amax > 0.0f ? v * (127.0f / amax) : 0.0f;
+            ASSERT_EQ(o.qs[i], static_cast<int>(std::nearbyint(scaled))) << "block " << b << " element " << i;
+            ASSERT_LE(std::abs(static_cast<int>(o.qs[i])), 127);
+            ASSERT_LE(std::fabs(v - o.d * o.qs[i]), o.d * 0.5f * (1.0f + 1e-5f) + 1e-30f);
+            sum += o.qs[i];
+        }
+        EXPECT_EQ(o.sum, sum);
+        for (int l = 0; l < 8; ++l)
+            EXPECT_EQ(o.neg8_lane_sum[l], -8 * (o.qs[4 * l] + o.qs[4 * l + 1] + o.qs[4 * l + 2] + o.qs[4 * l + 3]));
+    }
+}
+
+TEST(quantize_activations, follows_its_definition) {
+    check_quantization(normal_values<float>(32 * 64, 1, 1.0f));
+    check_quantization(normal_values<float>(32 * 8, 2, 1e-3f));
+    check_quantization(normal_values<Eigen::half>(32 * 16, 3, 2.0f));
+    check_quantization(normal_values<Eigen::bfloat16>(32 * 16, 4, 0.5f));
+    check_quantization(std::vector<float>(64, 0.0f));  // all zero: d = 0, q = 0
+}
+
+template <class Block>
+Block any_block(test::block_source& src) {
+    if constexpr (std::is_same_v<Block, block_q8_0>) return src.q8_0();
+    else if constexpr (std::is_same_v<Block, block_q4_0>) return src.q4_0();
+    else {
+        int sc[8], m[8];
+        return src.k_block<Block>(sc, m);
+    }
+}
+
+template <class Block>
+class qdot_block_test : public ::testing::Test {};
+using int8_blocks = ::testing::Types<block_q8_0, block_q4_0, block_q4_k>;
+TYPED_TEST_SUITE(qdot_block_test, int8_blocks);
+
+// 3 rows x 4 tokens of 2 blocks of 256 (or 16 of 32): the 3x4, 1x4, 3x1 and 1x1 tiles agree
+// bitwise, and match sum_i w_i d_b q_i in double.
+TYPED_TEST(qdot_block_test, matches_double_dot_in_every_tile_shape) {
+    using Block = TypeParam;
+    constexpr std::int64_t n = 512, nb = n / Block::block_size;
+    test::block_source src(77);
+    std::vector<Block> w(3 * nb);
+    for (auto& b : w) b = any_block<Block>(src);
+    std::vector<std::vector<block_q8_act>> xq(4, std::vector<block_q8_act>(n / 32));
+    for (int t = 0; t < 4; ++t) quantize_activations(normal_values<float>(n, 10 + t, 1.0f).data(), n, xq[t].data());
+    const Block* rows[3] = {w.data(), w.data() + nb, w.data() + 2 * nb};
+    const block_q8_act* xs[4] = {xq[0].data(), xq[1].data(), xq[2].data(), xq[3].data()};
+    float big[12], col[4], row3[3];
+    qdot_block<3, 4>(rows, xs, n, big);
+    for (int r = 0; r < 3; ++r) {
+        qdot_block<1, 4>(rows + r, xs, n, col);
+        std::vector<float> wf(n);
+        dequantize_row(rows[r], wf.data(), n);
+        for (int t = 0; t < 4; ++t) {
+            float one;
+            qdot_block<1, 1>(rows + r, xs + t, n, &one);
+            qdot_block<3, 1>(rows, xs + t, n, row3);
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(one), std::bit_cast<std::uint32_t>(big[r * 4 + t]));
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(one), std::bit_cast<std::uint32_t>(col[t]));
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(one), std::bit_cast<std::uint32_t>(row3[r]));
+            double ref = 0.0, scale = 0.0;
+            for (std::int64_t i = 0; i < n; ++i) {
+                const double p = static_cast<double>(wf[i]) * xs[t][i / 32].d * xs[t][i / 32].qs[i % 32];
+                ref += p;
+                scale += std::fabs(p);
+            }
+            EXPECT_LE(std::fabs(one - ref), 1e-5 * scale) << "row " << r << " token " << t;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace nexttok
