@@ -29,9 +29,7 @@ public:
     void apply(candidates& c) {
         if (epsilon_ <= 0.0f || c.empty()) return;
         c.softmax();
-        const std::size_t k = std::clamp<std::size_t>(min_keep_, 1, c.size());
-        const float kth = detail::kth_largest_logit(c, k, scratch_);
-        c.keep_if([&](std::size_t i) { return c.probs[i] >= epsilon_ || c.logits[i] >= kth; });
+        detail::keep_probable_or_top(c, epsilon_, min_keep_, scratch_);
     }
 
     float epsilon() const noexcept { return epsilon_; }

@@ -29,10 +29,7 @@ public:
 
     void apply(candidates& c) {
         if (epsilon_ <= 0.0f || c.empty()) return;
-        const float cut = eta(c);
-        const std::size_t k = std::clamp<std::size_t>(min_keep_, 1, c.size());
-        const float kth = detail::kth_largest_logit(c, k, scratch_);
-        c.keep_if([&](std::size_t i) { return c.probs[i] >= cut || c.logits[i] >= kth; });
+        detail::keep_probable_or_top(c, eta(c), min_keep_, scratch_);  // eta() computes the softmax
     }
 
     // The cutoff eta for the current probabilities of c (computes a softmax).

@@ -20,4 +20,12 @@ inline float kth_largest_logit(const candidates& c, std::size_t k, std::vector<f
     return scratch[k - 1];
 }
 
+// Hugging Face's epsilon/eta rule: keeps the candidates whose probability is >= cut, and always the
+// min_keep most likely (with every candidate tied with the min_keep-th logit). c.probs must be valid.
+inline void keep_probable_or_top(candidates& c, float cut, std::size_t min_keep, std::vector<float>& scratch) {
+    const std::size_t k = std::clamp<std::size_t>(min_keep, 1, c.size());
+    const float kth = kth_largest_logit(c, k, scratch);
+    c.keep_if([&](std::size_t i) { return c.probs[i] >= cut || c.logits[i] >= kth; });
+}
+
 }  // namespace nexttok::detail
