@@ -4,6 +4,7 @@
 // Both take the best of a few repetitions (the machine is shared; the best is the capability).
 #pragma once
 
+#include <nexttok/detail/huge_pages.hpp>
 #include <nexttok/kernels/detail/simd.hpp>
 
 #include <algorithm>
@@ -31,8 +32,12 @@ double timed_on_threads(int n_threads, F&& f) {
 inline double read_bandwidth(int n_threads) {
     namespace s = detail::simd;
     constexpr std::size_t n_floats = std::size_t{1} << 28;  // 1 GiB
-    static const std::unique_ptr<float[]> buffer = [] {
-        std::unique_ptr<float[]> b(new float[n_floats]);
+    // In huge pages where possible, as the weights are (detail/huge_pages.hpp): the limit is
+    // measured under the same conditions as the decode it judges.
+    static const std::shared_ptr<float[]> buffer = [] {
+        constexpr std::align_val_t align{detail::huge_page_size};
+        std::shared_ptr<float[]> b(new (align) float[n_floats], [](float* p) { ::operator delete[](p, align); });
+        detail::advise_huge_pages(b.get(), n_floats * sizeof(float));
         for (std::size_t i = 0; i < n_floats; ++i) b[i] = 1.0f;  // touch every page
         return b;
     }();

@@ -86,9 +86,10 @@ void check_matmul(std::int64_t rows, std::int64_t cols, std::int64_t n) {
             ASSERT_EQ(std::bit_cast<std::uint32_t>(y1[i]), std::bit_cast<std::uint32_t>(y_single[i])) << "token " << t << " row " << r;
             std::vector<float> xf(static_cast<std::size_t>(cols));
             if constexpr (has_int8_kernel<W>) {
-                std::vector<block_q8_act> q(static_cast<std::size_t>(cols / 32));
-                quantize_activations(x.data() + t * cols, cols, q.data());
-                for (std::int64_t j = 0; j < cols; ++j) xf[j] = q[j / 32].d * q[j / 32].qs[j % 32];
+                q8_activations q;
+                q.resize(1, cols);
+                q.quantize(0, x.data() + t * cols);
+                for (std::int64_t j = 0; j < cols; ++j) xf[j] = q.row(0).lane_d[j / 4] * q.row(0).qs[j];
             } else {
                 for (std::int64_t j = 0; j < cols; ++j) xf[j] = static_cast<float>(x[t * cols + j]);
             }
@@ -111,6 +112,14 @@ TEST(matmul, bf16_weights_bfloat16_activations) { check_matmul<Eigen::bfloat16, 
 TEST(matmul, f16_weights_float_activations) { check_matmul<Eigen::half, float>(37, 1000, 9); }
 TEST(matmul, q8_0_weights) { check_matmul<block_q8_0, float>(37, 1024, 53); }
 TEST(matmul, q4_0_weights) { check_matmul<block_q4_0, Eigen::half>(37, 1024, 53); }
+// 33, 34 and 35 blocks a row: the integer kernels' pairs (q8_0) and quads (q4_0) of blocks end
+// with a partial group.
+TEST(matmul, q8_0_weights_odd_block_count) { check_matmul<block_q8_0, float>(37, 1056, 53); }
+TEST(matmul, q4_0_weights_partial_block_groups) {
+    check_matmul<block_q4_0, float>(37, 1056, 53);
+    check_matmul<block_q4_0, float>(37, 1088, 7);
+    check_matmul<block_q4_0, float>(37, 1120, 7);
+}
 TEST(matmul, q4_k_weights) { check_matmul<block_q4_k, float>(37, 1536, 53); }
 
 TEST(matmul, group_equals_separate_calls) {

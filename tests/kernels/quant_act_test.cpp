@@ -1,6 +1,6 @@
 // quantize_activations (the 8-bit activation blocks of the integer kernels) against its
 // definition: d = amax / 127, q = x / d rounded to nearest (even on ties), |q| <= 127, the lane
-// sums and the block sum; and qdot_block against a double dot of the same quantized values for
+// sums, the scale per lane and the scaled block sum, the zero padding; and qdot_block against a double dot of the same quantized values for
 // every tile shape, bitwise equal across shapes.
 #include <nexttok/kernels/quant_act.hpp>
 #include <nexttok/kernels/quant_blocks.hpp>
@@ -31,25 +31,50 @@ std::vector<X> normal_values(std::int64_t n, std::uint64_t seed, float sigma) {
 template <class X>
 void check_quantization(const std::vector<X>& x) {
     const auto n = static_cast<std::int64_t>(x.size());
-    std::vector<block_q8_act> q(static_cast<std::size_t>(n / 32));
-    quantize_activations(x.data(), n, q.data());
+    q8_activations q;
+    q.resize(1, n);
+    q.quantize(0, x.data());
+    const q8_act_row& o = q.row(0);
     for (std::int64_t b = 0; b < n / 32; ++b) {
-        const block_q8_act& o = q[static_cast<std::size_t>(b)];
         float amax = 0.0f;
         for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(static_cast<float>(x[b * 32 + i])));
-        ASSERT_EQ(o.d, amax / 127.0f) << "block " << b;
+        const float d = o.lane_d[8 * b];
+        ASSERT_EQ(d, amax / 127.0f) << "block " << b;
         int sum = 0;
         for (int i = 0; i < 32; ++i) {
             const float v = static_cast<float>(x[b * 32 + i]);
             const float scaled = amax > 0.0f ? v * (127.0f / amax) : 0.0f;
-            ASSERT_EQ(o.qs[i], static_cast<int>(std::nearbyint(scaled))) << "block " << b << " element " << i;
-            ASSERT_LE(std::abs(static_cast<int>(o.qs[i])), 127);
-            ASSERT_LE(std::fabs(v - o.d * o.qs[i]), o.d * 0.5f * (1.0f + 1e-5f) + 1e-30f);
-            sum += o.qs[i];
+            const int qi = o.qs[b * 32 + i];
+            ASSERT_EQ(qi, static_cast<int>(std::nearbyint(scaled))) << "block " << b << " element " << i;
+            ASSERT_LE(std::abs(qi), 127);
+            ASSERT_LE(std::fabs(v - d * qi), d * 0.5f * (1.0f + 1e-5f) + 1e-30f);
+            sum += qi;
         }
-        EXPECT_EQ(o.sum, sum);
-        for (int l = 0; l < 8; ++l)
-            EXPECT_EQ(o.neg8_lane_sum[l], -8 * (o.qs[4 * l] + o.qs[4 * l + 1] + o.qs[4 * l + 2] + o.qs[4 * l + 3]));
+        EXPECT_EQ(o.dsum[b], d * static_cast<float>(sum));
+        for (int l = 0; l < 8; ++l) {
+            const std::int8_t* ql = o.qs + b * 32 + 4 * l;
+            EXPECT_EQ(o.neg8[8 * b + l], -8 * (ql[0] + ql[1] + ql[2] + ql[3]));
+            EXPECT_EQ(o.lane_d[8 * b + l], d);
+        }
+    }
+    // The q4_0 grouping: quads of 4 blocks, low halves then high halves, zero past the row.
+    const std::int64_t n4 = (n + 127) / 128 * 128;
+    for (std::int64_t i = 0; i < n4; ++i) {
+        const std::int64_t k = i / 128, half = (i % 128) / 64, blk = (i % 64) / 16, j = i % 16;
+        const std::int64_t e = 32 * (4 * k + blk) + 16 * half + j;
+        ASSERT_EQ(o.qs4[i], e < n ? o.qs[e] : 0) << "qs4 " << i;
+    }
+    for (std::int64_t l = 0; l < n4 / 8; ++l) {
+        const std::int8_t* lo = o.qs4 + 128 * (l / 16) + 4 * (l % 16);
+        EXPECT_EQ(o.neg8_4[l], -8 * (lo[0] + lo[1] + lo[2] + lo[3] + lo[64] + lo[65] + lo[66] + lo[67])) << "lane " << l;
+        const std::int64_t blk = 4 * (l / 16) + (l % 16) / 4;
+        EXPECT_EQ(o.lane_d4[l], blk < n / 32 ? o.lane_d[8 * blk] : 0.0f) << "lane " << l;
+    }
+    // The padding to 64 bytes is zero (kernels read a whole pair of blocks).
+    for (std::int64_t i = n; i < (n + 63) / 64 * 64; ++i) EXPECT_EQ(o.qs[i], 0);
+    for (std::int64_t i = n / 4; i < (n + 63) / 64 * 16; ++i) {
+        EXPECT_EQ(o.neg8[i], 0);
+        EXPECT_EQ(o.lane_d[i], 0.0f);
     }
 }
 
@@ -58,6 +83,7 @@ TEST(quantize_activations, follows_its_definition) {
     check_quantization(normal_values<float>(32 * 8, 2, 1e-3f));
     check_quantization(normal_values<Eigen::half>(32 * 16, 3, 2.0f));
     check_quantization(normal_values<Eigen::bfloat16>(32 * 16, 4, 0.5f));
+    check_quantization(normal_values<float>(32 * 3, 5, 1.0f));  // an odd block count: padded
     check_quantization(std::vector<float>(64, 0.0f));  // all zero: d = 0, q = 0
 }
 
@@ -84,10 +110,11 @@ TYPED_TEST(qdot_block_test, matches_double_dot_in_every_tile_shape) {
     test::block_source src(77);
     std::vector<Block> w(3 * nb);
     for (auto& b : w) b = any_block<Block>(src);
-    std::vector<std::vector<block_q8_act>> xq(4, std::vector<block_q8_act>(n / 32));
-    for (int t = 0; t < 4; ++t) quantize_activations(normal_values<float>(n, 10 + t, 1.0f).data(), n, xq[t].data());
+    q8_activations xq;
+    xq.resize(4, n);
+    for (int t = 0; t < 4; ++t) xq.quantize(t, normal_values<float>(n, 10 + t, 1.0f).data());
     const Block* rows[3] = {w.data(), w.data() + nb, w.data() + 2 * nb};
-    const block_q8_act* xs[4] = {xq[0].data(), xq[1].data(), xq[2].data(), xq[3].data()};
+    const q8_act_row* xs[4] = {&xq.row(0), &xq.row(1), &xq.row(2), &xq.row(3)};
     float big[12], col[4], row3[3];
     qdot_block<3, 4>(rows, xs, n, big);
     for (int r = 0; r < 3; ++r) {
@@ -103,7 +130,7 @@ TYPED_TEST(qdot_block_test, matches_double_dot_in_every_tile_shape) {
             EXPECT_EQ(std::bit_cast<std::uint32_t>(one), std::bit_cast<std::uint32_t>(row3[r]));
             double ref = 0.0, scale = 0.0;
             for (std::int64_t i = 0; i < n; ++i) {
-                const double p = static_cast<double>(wf[i]) * xs[t][i / 32].d * xs[t][i / 32].qs[i % 32];
+                const double p = static_cast<double>(wf[i]) * xs[t]->lane_d[i / 4] * xs[t]->qs[i];
                 ref += p;
                 scale += std::fabs(p);
             }

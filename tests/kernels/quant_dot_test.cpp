@@ -95,15 +95,17 @@ template <class Block, class X>
 std::tuple<double, double, double> reference_dot_q8(const Block* w, const X* x, std::int64_t n) {
     std::vector<float> wf(static_cast<std::size_t>(n));
     dequantize_row(w, wf.data(), n);
-    std::vector<block_q8_act> xq(static_cast<std::size_t>(n / 32));
-    quantize_activations(x, n, xq.data());
+    q8_activations xq;
+    xq.resize(1, n);
+    xq.quantize(0, x);
+    const q8_act_row& q = xq.row(0);
     double sum = 0.0, abs_sum = 0.0, bound = 0.0;
     for (std::int64_t i = 0; i < n; ++i) {
-        const block_q8_act& b = xq[static_cast<std::size_t>(i / 32)];
-        const double p = static_cast<double>(wf[i]) * b.d * b.qs[i % 32];
+        const double d = q.lane_d[i / 4];
+        const double p = static_cast<double>(wf[i]) * d * q.qs[i];
         sum += p;
         abs_sum += std::fabs(p);
-        bound += std::fabs(static_cast<double>(wf[i])) * b.d * (0.5 + 1e-6);
+        bound += std::fabs(static_cast<double>(wf[i])) * d * (0.5 + 1e-6);
     }
     return {sum, abs_sum, bound};
 }

@@ -3,6 +3,7 @@
 // non-owning and must not outlive it. Thread-safe for concurrent reads.
 #pragma once
 
+#include <nexttok/detail/huge_pages.hpp>
 #include <nexttok/error.hpp>
 
 #include <cerrno>
@@ -47,6 +48,7 @@ public:
                 throw io_error(name + ": cannot map " + std::to_string(size_) + " bytes: " + std::strerror(e));
             }
             data_ = static_cast<const std::byte*>(p);
+            detail::advise_huge_pages(data_, size_);  // where the kernel maps file pages as huge ones
         }
         ::close(fd);  // the mapping keeps the file alive
     }

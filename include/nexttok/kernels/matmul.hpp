@@ -32,21 +32,26 @@
 
 namespace nexttok {
 
-// Scratch of matmul: the activation rows quantized to 8 bits, (n, cols / 32) blocks. Owned by one
-// caller (a decoder), sized by reserve() outside the token loop; not thread-safe.
+// Scratch of matmul: the activation rows quantized to 8 bits. Owned by one caller (a decoder),
+// sized by reserve() outside the token loop; not thread-safe.
 class matmul_workspace {
 public:
     void reserve(std::int64_t n_tokens, std::int64_t cols) {
-        const auto size = static_cast<std::size_t>(n_tokens * (cols / block_q8_act::block_size));
-        if (act_.size() < size) act_.resize(size);
+        if (n_tokens > reserved_tokens_ || cols > reserved_cols_) {
+            reserved_tokens_ = std::max(n_tokens, reserved_tokens_);
+            reserved_cols_ = std::max(cols, reserved_cols_);
+            act_.resize(reserved_tokens_, reserved_cols_);
+        }
     }
-    block_q8_act* activations(std::int64_t n_tokens, std::int64_t cols) {
+    q8_activations& activations(std::int64_t n_tokens, std::int64_t cols) {
         reserve(n_tokens, cols);
-        return act_.data();
+        act_.resize(n_tokens, cols);  // within the reserved storage: no allocation
+        return act_;
     }
 
 private:
-    std::vector<block_q8_act> act_;
+    std::int64_t reserved_tokens_ = 0, reserved_cols_ = 0;
+    q8_activations act_;
 };
 
 // One product of a matmul_group: y[t * ldy + r] = dot(W row r, x row t). Non-owning.
@@ -68,7 +73,7 @@ inline constexpr int tile_rows = 2, tile_tokens = 3;
 #endif
 
 // Rows [r0, r1) of w (rows of `stride` elements or blocks) times NT activation rows xs, by
-// register tiles of tile_rows rows. X is the activation element, or block_q8_act.
+// register tiles of tile_rows rows. X is the activation element, or q8_act_row.
 template <int NT, class W, class X>
 void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols,
                        const X* const* xs, float* y, std::int64_t ldy) noexcept {
@@ -79,7 +84,7 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
         // The rows of the tiles that follow are next in memory.
         const char* next = reinterpret_cast<const char*>(w + (r + prefetch_tiles * NR) * stride);
         const simd::prefetch_cursor pf{next, next + NR * stride * static_cast<std::int64_t>(sizeof(W))};
-        if constexpr (std::is_same_v<X, block_q8_act>) nexttok::qdot_block<NR, NT>(ws, xs, cols, out, pf);
+        if constexpr (std::is_same_v<X, q8_act_row>) nexttok::qdot_block<NR, NT>(ws, xs, cols, out, pf);
         else if constexpr (quant_block<W>) {
             for (int i = 0; i < NR; ++i) dot_tile<NT>(ws[i], xs, cols, out + i * NT);
         } else dot_block<NR, NT>(ws, xs, cols, out, pf);
@@ -133,11 +138,11 @@ inline constexpr std::int64_t prefill_columns = 512;  // per range: a tile's wei
 // prefill_columns: for each range, every tile of rows [r0, r1) x up to prefill_tokens tokens,
 // its accumulators kept in `acc` between ranges. The same outputs, bitwise, as row_block
 // (dot.hpp, quant_act.hpp), from data in L1 instead of L2. W is dense (X its activations) or
-// has an int8 kernel (X = block_q8_act, ldx in blocks).
+// has an int8 kernel (X = q8_act_row, ldx = 1).
 template <class W, class X>
 void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols,
                        const X* x, std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy) noexcept {
-    constexpr bool int8 = std::is_same_v<X, block_q8_act>;
+    constexpr bool int8 = std::is_same_v<X, q8_act_row>;
     constexpr std::int64_t ld = prefill_tokens * simd::acc_slot;  // acc row stride
     alignas(64) float acc[rows_per_task * ld];                   // (rows, prefill_tokens, acc_slot)
     std::int64_t k_end, k_step;                                   // in elements, or weight blocks
@@ -217,11 +222,11 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
         const auto rows = static_cast<std::int64_t>(w.rows());
         first_task[i + 1] = first_task[i] + (rows + detail::rows_per_task - 1) / detail::rows_per_task;
     }
-    block_q8_act* xq = nullptr;
-    const std::int64_t nb = cols / block_q8_act::block_size;
+    const q8_act_row* xq = nullptr;
     if (quantize) {
-        xq = ws.activations(n, cols);
-        for (std::int64_t t = 0; t < n; ++t) quantize_activations(x + t * ldx, cols, xq + t * nb);
+        q8_activations& act = ws.activations(n, cols);
+        for (std::int64_t t = 0; t < n; ++t) act.quantize(t, x + t * ldx);
+        xq = act.rows();
     }
     const std::int64_t n_tasks = first_task[targets.size()];
     pool.parallel_for(n_tasks, [&](std::int64_t task, int) {
@@ -235,8 +240,8 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
             const W* w = reinterpret_cast<const W*>(tg.w->data);
             const std::int64_t stride = row_stride<W>(cols);
             if constexpr (detail::uses_int8<W>) {
-                if (n == 1) detail::row_block(w, stride, r0, r1, cols, xq, nb, n, tg.y, tg.ldy);
-                else detail::row_block_prefill(w, stride, r0, r1, cols, xq, nb, n, tg.y, tg.ldy);
+                if (n == 1) detail::row_block(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy);
+                else detail::row_block_prefill(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy);
             } else if constexpr (quant_block<W>) {
                 detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
             } else {

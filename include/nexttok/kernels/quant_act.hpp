@@ -1,18 +1,23 @@
 // Integer dot products for quantized weights, as llama.cpp computes them: the activation row is
-// quantized once per matmul to 8 bits per block of 32 (block_q8_act), and each weight block is
-// multiplied with it in int32 (AVX-512 VNNI / AVX-VNNI vpdpbusd, AVX2 maddubs, or scalar), then
+// quantized once per matmul to 8 bits per block of 32 (q8_activations), and each weight block is
+// multiplied with it in int32 (AVX-512 VNNI, AVX-VNNI vpdpbusd, AVX2 maddubs, or scalar), then
 // scaled in float. A q4_0 block is half the bytes of its float dequantization work, which is what
 // lets decode run at the memory-bandwidth limit.
+//
+// With AVX-512 (BW, DQ, VL, VBMI, VNNI) each instruction covers two blocks of 32 (q8_0, q4_0) or
+// two sub-blocks (q4_k): the nibbles of a q4_0 pair are spread by one byte permutation, the two
+// half-precision scales by one word permutation, and the activation arrays are laid out so that
+// one 64-byte load serves a pair. Otherwise one block per 256-bit instruction.
 //
 // Accuracy: activations are rounded to 8 bits per 32 (relative error about 1/254 of the block's
 // largest value), which is llama.cpp's own error; the reference-logit tolerance for quantized files
 // (data/README.md, 3e-2) holds with it.
 //
 // Determinism: an output's value depends only on its weight row, its activation row and n. Integer
-// sums are exact; the float accumulation goes block by block in ascending order into one 8-lane
-// accumulator (plus, for q4_k, one scalar for the minimums), reduced in a fixed tree. So any
-// tile shape (NR rows x NT tokens), thread count or batch gives bitwise the same outputs, and
-// quantize_activations is a pure function of one row: prefill and decode agree bitwise.
+// sums are exact; the float accumulation goes pair by pair (or block by block) in ascending order
+// into one accumulator of 16 (or 8 lanes plus a scalar for q4_k's minimums), reduced in a fixed
+// tree. So any tile shape (NR rows x NT tokens), thread count or batch gives bitwise the same
+// outputs, and quantization is a pure function of one row: prefill and decode agree bitwise.
 #pragma once
 
 #include <nexttok/kernels/detail/simd.hpp>
@@ -23,16 +28,73 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <vector>
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__) && \
+    defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
+#define NEXTTOK_INT8_ZMM 1
+#endif
 
 namespace nexttok {
 
-// 32 activations x ~= d * qs[i]. 96 bytes, 32-aligned so that qs loads are aligned.
-struct alignas(32) block_q8_act {
-    static constexpr int block_size = 32;
-    std::int8_t qs[32];
-    std::int32_t neg8_lane_sum[8];  // -8 * (qs[4l] + ... + qs[4l + 3]): q4_0's "- 8", folded into the int dot
-    float d;
-    std::int32_t sum;  // qs[0] + ... + qs[31]: q4_k's minimum term
+// One activation row of n elements (n % 32 == 0) quantized to 8 bits per block of 32: element i
+// ~= lane_d[i / 4] * qs[i]. Arrays rather than blocks, so that a SIMD load of any width takes
+// consecutive blocks. Each array is padded with zeros to a multiple of 64 bytes.
+struct q8_act_row {
+    const std::int8_t* qs;     // [n]
+    const std::int32_t* neg8;  // [n / 4]: -8 * (qs[4l] + ... + qs[4l + 3]), q4_0's "- 8" folded into the int dot
+    const float* lane_d;       // [n / 4]: the scale d of the block of lane l (block l / 8)
+    const float* dsum;         // [n / 32]: d * (sum of the block's qs), q4_k's minimum term
+    // The same values grouped for q4_0 weights, by quads of 4 blocks (128 elements, padded with
+    // zeros to whole quads): in quad k, qs4[128k + 16i + j] = element 32(4k + i) + j and
+    // qs4[128k + 64 + 16i + j] = element 32(4k + i) + 16 + j (i < 4, j < 16), the order of the low
+    // and high nibbles of the 4 blocks. Lane l of quad k covers bytes 4l..4l+3 of both halves.
+    const std::int8_t* qs4;     // [n]
+    const std::int32_t* neg8_4;  // [n / 8]: -8 * (sum of the lane's 8 values)
+    const float* lane_d4;       // [n / 8]: the scale d of the lane's block (block 4k + l / 4)
+};
+
+// Quantized activation rows, owning their storage (64-byte aligned). Sized by resize(), which
+// keeps the allocation when it can: a decoder sizes it once outside the token loop.
+class q8_activations {
+public:
+    void resize(std::int64_t n_tokens, std::int64_t n) {
+        n_ = n;
+        const std::int64_t full = lines(n), quarter = lines(n / 8), quads = lines((n + 127) / 128 * 128);
+        row_lines_ = 3 * full + quarter + 2 * quads;
+        const auto size = static_cast<std::size_t>(n_tokens * row_lines_);
+        if (store_.size() < size) store_.resize(size);
+        rows_.resize(static_cast<std::size_t>(n_tokens));
+        for (std::int64_t t = 0; t < n_tokens; ++t) {
+            std::byte* base = store_[static_cast<std::size_t>(t * row_lines_)].bytes;
+            rows_[static_cast<std::size_t>(t)] = {reinterpret_cast<const std::int8_t*>(base),
+                                                  reinterpret_cast<const std::int32_t*>(base + 64 * full),
+                                                  reinterpret_cast<const float*>(base + 128 * full),
+                                                  reinterpret_cast<const float*>(base + 192 * full),
+                                                  reinterpret_cast<const std::int8_t*>(base + 64 * (3 * full + quarter)),
+                                                  reinterpret_cast<const std::int32_t*>(base + 64 * (3 * full + quarter + quads)),
+                                                  reinterpret_cast<const float*>(base + 64 * (3 * full + quarter + quads) + 2 * quads * 64 / 4)};
+        }
+    }
+
+    // Row t := x[0, n) quantized: d = amax / 127, q = round-to-nearest-even(x / d).
+    template <class X>
+    void quantize(std::int64_t t, const X* x) noexcept;
+
+    std::int64_t size() const noexcept { return static_cast<std::int64_t>(rows_.size()); }
+    std::int64_t n() const noexcept { return n_; }
+    const q8_act_row* rows() const noexcept { return rows_.data(); }
+    const q8_act_row& row(std::int64_t t) const noexcept { return rows_[static_cast<std::size_t>(t)]; }
+
+private:
+    struct alignas(64) line {
+        std::byte bytes[64];
+    };
+    static std::int64_t lines(std::int64_t bytes) noexcept { return (bytes + 63) / 64; }
+
+    std::int64_t n_ = 0, row_lines_ = 0;
+    std::vector<line> store_;
+    std::vector<q8_act_row> rows_;
 };
 
 // Weight block types that have an integer kernel here; others (q5_k, q6_k) use quant_dot.hpp.
@@ -46,35 +108,62 @@ inline constexpr bool has_int8_kernel =
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-// out[0, n / 32) = x[0, n) quantized: d = amax / 127, q = round-to-nearest-even(x / d). n % 32 == 0.
 template <class X>
-inline void quantize_activations(const X* x, std::int64_t n, block_q8_act* out) noexcept {
+void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
     namespace s = detail::simd;
-    for (std::int64_t b = 0; b < n / 32; ++b) {
+    const q8_act_row& row = rows_[static_cast<std::size_t>(t)];
+    auto* qs = const_cast<std::int8_t*>(row.qs);
+    auto* neg8 = const_cast<std::int32_t*>(row.neg8);
+    auto* lane_d = const_cast<float*>(row.lane_d);
+    auto* dsum = const_cast<float*>(row.dsum);
+    const std::int64_t nb = n_ / 32;
+    for (std::int64_t b = 0; b < nb; ++b) {
         const X* xb = x + b * 32;
-        block_q8_act& o = out[b];
+        std::int8_t* q = qs + b * 32;
 #if defined(__AVX512F__)
         const __m512 v0 = s::load(xb), v1 = s::load(xb + 16);
         const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(v0), _mm512_abs_ps(v1)));
         const float d = amax / 127.0f;
         const __m512 id = _mm512_set1_ps(amax > 0.0f ? 127.0f / amax : 0.0f);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(o.qs), _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(v0, id))));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(o.qs + 16), _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(v1, id))));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(v0, id))));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(q + 16), _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(v1, id))));
 #else
         float amax = 0.0f;
         for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(s::to_float(xb[i])));
         const float d = amax / 127.0f;
         const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
-        for (int i = 0; i < 32; ++i) o.qs[i] = static_cast<std::int8_t>(std::nearbyint(s::to_float(xb[i]) * id));
+        for (int i = 0; i < 32; ++i) q[i] = static_cast<std::int8_t>(std::nearbyint(s::to_float(xb[i]) * id));
 #endif
-        o.d = d;
         int sum = 0;
         for (int l = 0; l < 8; ++l) {
-            const int ls = o.qs[4 * l] + o.qs[4 * l + 1] + o.qs[4 * l + 2] + o.qs[4 * l + 3];
-            o.neg8_lane_sum[l] = -8 * ls;
+            const int ls = q[4 * l] + q[4 * l + 1] + q[4 * l + 2] + q[4 * l + 3];
+            neg8[8 * b + l] = -8 * ls;
+            lane_d[8 * b + l] = d;
             sum += ls;
         }
-        o.sum = sum;
+        dsum[b] = d * static_cast<float>(sum);
+    }
+    // Zero padding: a kernel may load a whole pair of blocks where the row has one left.
+    std::fill(qs + n_, qs + 64 * lines(n_), std::int8_t{0});
+    std::fill(neg8 + n_ / 4, neg8 + 16 * lines(n_), 0);
+    std::fill(lane_d + n_ / 4, lane_d + 16 * lines(n_), 0.0f);
+    std::fill(dsum + nb, dsum + 16 * lines(n_ / 8), 0.0f);
+    // The q4_0 grouping, quads padded with zeros.
+    auto* qs4 = const_cast<std::int8_t*>(row.qs4);
+    auto* neg8_4 = const_cast<std::int32_t*>(row.neg8_4);
+    auto* lane_d4 = const_cast<float*>(row.lane_d4);
+    const std::int64_t n4 = (n_ + 127) / 128 * 128;
+    std::fill(qs4 + n_ / 128 * 128, qs4 + n4, std::int8_t{0});
+    for (std::int64_t b = 0; b < nb; ++b) {
+        const std::int64_t k = b / 4, i = b % 4;
+        std::memcpy(qs4 + 128 * k + 16 * i, qs + 32 * b, 16);
+        std::memcpy(qs4 + 128 * k + 64 + 16 * i, qs + 32 * b + 16, 16);
+    }
+    for (std::int64_t l = 0; l < n4 / 8; ++l) {  // lane l: quad l / 16, bytes 4 (l % 16) of both halves
+        const std::int8_t* lo = qs4 + 128 * (l / 16) + 4 * (l % 16);
+        neg8_4[l] = -8 * (lo[0] + lo[1] + lo[2] + lo[3] + lo[64] + lo[65] + lo[66] + lo[67]);
+        const std::int64_t b = 4 * (l / 16) + (l % 16) / 4;
+        lane_d4[l] = b < nb ? lane_d[8 * b] : 0.0f;
     }
 }
 
@@ -84,7 +173,219 @@ inline void quantize_activations(const X* x, std::int64_t n, block_q8_act* out) 
 
 namespace detail {
 
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#if defined(NEXTTOK_INT8_ZMM)
+
+// The accumulators of output (r, t) live in acc[r * ld + t * acc_slot, + 16): 16 float lanes.
+// Each *_range kernel adds weight blocks [b0, b1) of NR rows x NT tokens: it loads the
+// accumulators, runs the blocks in ascending order and stores them back (exactly), so splitting
+// the blocks into ranges (at even block indexes) never changes a result.
+template <int NR, int NT>
+struct acc16 {
+    __m512 v[NR][NT];
+    acc16(const float* acc, std::int64_t ld) noexcept {
+        for (int r = 0; r < NR; ++r)
+            for (int t = 0; t < NT; ++t) v[r][t] = _mm512_load_ps(acc + r * ld + t * simd::acc_slot);
+    }
+    void store(float* acc, std::int64_t ld) const noexcept {
+        for (int r = 0; r < NR; ++r)
+            for (int t = 0; t < NT; ++t) _mm512_store_ps(acc + r * ld + t * simd::acc_slot, v[r][t]);
+    }
+};
+
+struct byte_index {
+    alignas(64) std::uint8_t bytes[64];
+};
+
+// vpermt2b index over (the quad's bytes [0, 64), its bytes [8, 72)): the 16 quant bytes of q4_0
+// block i (at byte 18 i + 2) in bytes 16 i .. 16 i + 15.
+inline constexpr byte_index q4_0_quad_bytes = [] {
+    byte_index ix{};
+    for (int j = 0; j < 64; ++j) {
+        const int at = 18 * (j / 16) + 2 + j % 16;
+        ix.bytes[j] = static_cast<std::uint8_t>(at < 64 ? at : 64 + at - 8);
+    }
+    return ix;
+}();
+
+// vpermt2b index over (the pair's bytes [0, 64), its bytes [4, 68)): the 32 quant bytes of q8_0
+// block b (at byte 2), then those of block b + 1 (at byte 36).
+inline constexpr byte_index q8_0_pair_bytes = [] {
+    byte_index ix{};
+    for (int j = 0; j < 64; ++j) ix.bytes[j] = static_cast<std::uint8_t>(j < 32 ? 2 + j : 64 + j);
+    return ix;
+}();
+
+inline __m512i load_index(const byte_index& ix) noexcept { return _mm512_load_si512(ix.bytes); }
+
+// 16 float lanes: the half at word w0 of v in lanes 0-7, the one at word w1 in lanes 8-15.
+inline __m512 two_halves(__m512i v, __m512i word_index) noexcept {
+    return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(word_index, v)));
+}
+
+inline __m512i word_pair_index(int w0, int w1) noexcept {
+    return _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, static_cast<short>(w1), static_cast<short>(w1),
+                            static_cast<short>(w1), static_cast<short>(w1), static_cast<short>(w1), static_cast<short>(w1),
+                            static_cast<short>(w1), static_cast<short>(w1), static_cast<short>(w0), static_cast<short>(w0),
+                            static_cast<short>(w0), static_cast<short>(w0), static_cast<short>(w0), static_cast<short>(w0),
+                            static_cast<short>(w0), static_cast<short>(w0));
+}
+
+// Blocks [b0, b1) by pairs; an odd last block (only at the end of a row) as a pair whose second
+// block is zero: its weights are masked out of the load, and the activation arrays' padding is 0.
+template <class Pair>
+inline void for_each_pair(std::int64_t b0, std::int64_t b1, Pair&& pair) noexcept {
+    std::int64_t b = b0;
+    for (; b + 2 <= b1; b += 2) pair.template operator()<false>(b);
+    if (b < b1) pair.template operator()<true>(b);
+}
+
+template <int NR, int NT>
+inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
+                       float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
+    acc16<NR, NT> a(acc, ld);
+    const __m512i pick = load_index(q8_0_pair_bytes);
+    const __m512i dpick = word_pair_index(0, 17);
+    const __m512i bias = _mm512_set1_epi8(-128);
+    for_each_pair(b0, b1, [&]<bool Single>(std::int64_t b) {
+        pf.advance(NR * 2 * sizeof(block_q8_0));
+        __m512i wu[NR];
+        __m512 wd[NR];
+        for (int r = 0; r < NR; ++r) {
+            const char* p = reinterpret_cast<const char*>(w[r] + b);
+            __m512i lo, hi;
+            if constexpr (Single) {
+                lo = _mm512_maskz_loadu_epi8((1ull << 34) - 1, p);
+                hi = _mm512_setzero_si512();
+            } else {
+                lo = _mm512_loadu_si512(p);
+                hi = _mm512_loadu_si512(p + 4);
+            }
+            // w + 128 is unsigned: sum (w + 128) x - 128 sum x, the correction from the activations.
+            wu[r] = _mm512_xor_si512(_mm512_permutex2var_epi8(lo, pick, hi), bias);
+            wd[r] = two_halves(lo, dpick);
+        }
+        for (int t = 0; t < NT; ++t) {
+            const q8_act_row& xr = *x[t];
+            const __m512i xq = _mm512_load_si512(xr.qs + 32 * b);
+            const __m512i c = _mm512_slli_epi32(_mm512_load_si512(xr.neg8 + 8 * b), 4);  // -128 * lane sum
+            const __m512 xd = _mm512_load_ps(xr.lane_d + 8 * b);
+            for (int r = 0; r < NR; ++r) {
+                const __m512i p = _mm512_dpbusd_epi32(c, wu[r], xq);
+                a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_mul_ps(wd[r], xd), a.v[r][t]);
+            }
+        }
+    });
+    a.store(acc, ld);
+}
+
+// Four q4_0 blocks (72 bytes) per step: their 64 quant bytes gathered by one two-source byte
+// permutation, their 4 scales by one word permutation; low and high nibbles multiply the two
+// halves of the activations' q4_0 grouping (q8_act_row::qs4), each int32 lane then holding 8
+// products of one block. A last group of 1-3 blocks (only at the end of a row) is read with a
+// mask (never past the row) and meets zero padding in the activations.
+template <int NR, int NT>
+inline void qdot_range(const block_q4_0* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
+                       float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
+    acc16<NR, NT> a(acc, ld);
+    const __m512i pick = load_index(q4_0_quad_bytes);
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i dpick = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 27, 27, 27, 27, 18, 18, 18, 18,
+                                           9, 9, 9, 9, 0, 0, 0, 0);
+    for (std::int64_t b = b0; b < b1; b += 4) {
+        const std::int64_t k = std::min<std::int64_t>(4, b1 - b);
+        pf.advance(NR * 4 * sizeof(block_q4_0));
+        for (int r = 0; r < NR; ++r) {
+            const char* p = reinterpret_cast<const char*>(w[r] + b);
+            __m512i lo, hi;
+            if (k == 4) {
+                lo = _mm512_loadu_si512(p);
+                hi = _mm512_loadu_si512(p + 8);
+            } else {
+                lo = _mm512_maskz_loadu_epi8((1ull << (18 * k)) - 1, p);
+                hi = _mm512_setzero_si512();
+            }
+            const __m512i q = _mm512_permutex2var_epi8(lo, pick, hi);
+            const __m512i ql = _mm512_and_si512(q, low4), qh = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
+            const __m512 wd = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(dpick, lo)));
+            for (int t = 0; t < NT; ++t) {
+                const q8_act_row& xr = *x[t];
+                const std::int8_t* xq = xr.qs4 + 32 * b;
+                // sum (nibble - 8) x = sum nibble x - 8 sum x
+                __m512i s = _mm512_dpbusd_epi32(_mm512_load_si512(xr.neg8_4 + 4 * b), ql, _mm512_load_si512(xq));
+                s = _mm512_dpbusd_epi32(s, qh, _mm512_load_si512(xq + 64));
+                const __m512 scale = _mm512_mul_ps(wd, _mm512_load_ps(xr.lane_d4 + 4 * b));
+                a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), scale, a.v[r][t]);
+            }
+        }
+    }
+    a.store(acc, ld);
+}
+
+// A q4_k block spans 8 activation blocks: sub-block j is d sc_j q - dmin m_j, so its dot is
+// d sc_j xd_j sum(q xq) - dmin m_j xd_j sum(xq). Sub-blocks go two per instruction; the eight
+// minimum terms are one more multiply-add into lanes 0-7.
+template <int NR, int NT>
+inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
+                       float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
+    acc16<NR, NT> a(acc, ld);
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i dpick = word_pair_index(0, 1);
+    const __m512i pair_lanes[4] = {_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+                                   _mm512_set_epi32(3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2),
+                                   _mm512_set_epi32(5, 5, 5, 5, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4, 4, 4),
+                                   _mm512_set_epi32(7, 7, 7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6, 6, 6, 6)};
+    for (std::int64_t b = b0; b < b1; ++b) {
+        pf.advance(NR * sizeof(block_q4_k));
+        for (int r = 0; r < NR; ++r) {
+            const block_q4_k& wb = w[r][b];
+            // The 6-bit scales and minimums (ggml's get_scale_min_k4), four at a time.
+            std::uint32_t u[3];
+            std::memcpy(u, wb.scales, 12);
+            const std::uint32_t sc_lo = u[0] & 0x3f3f3f3fu, m_lo = u[1] & 0x3f3f3f3fu;
+            const std::uint32_t sc_hi = (u[2] & 0x0f0f0f0fu) | ((u[0] >> 2) & 0x30303030u);
+            const std::uint32_t m_hi = ((u[2] >> 4) & 0x0f0f0f0fu) | ((u[1] >> 2) & 0x30303030u);
+            const __m128i sm8 = _mm_set_epi32(static_cast<int>(m_hi), static_cast<int>(m_lo), static_cast<int>(sc_hi),
+                                              static_cast<int>(sc_lo));
+            std::uint32_t dd;
+            std::memcpy(&dd, &wb.d, 4);  // d, dmin
+            const __m512 dm = two_halves(_mm512_castsi128_si512(_mm_cvtsi32_si128(static_cast<int>(dd))), dpick);
+            // Lanes 0-7: d sc_j; lanes 8-15: dmin m_j.
+            const __m512 sm = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(sm8)), dm);
+            const __m512 mins = _mm512_zextps256_ps512(_mm512_extractf32x8_ps(sm, 1));
+            __m512i q[4];
+            for (int h = 0; h < 2; ++h) {  // qs bytes [64h, 64h + 64): sub-blocks 4h .. 4h + 3
+                const __m512i raw = _mm512_loadu_si512(wb.qs + 64 * h);
+                const __m512i lo = _mm512_and_si512(raw, low4), hi = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low4);
+                q[2 * h] = _mm512_shuffle_i64x2(lo, hi, 0x44);      // sub-blocks 4h, 4h + 1
+                q[2 * h + 1] = _mm512_shuffle_i64x2(lo, hi, 0xee);  // sub-blocks 4h + 2, 4h + 3
+            }
+            for (int t = 0; t < NT; ++t) {
+                const q8_act_row& xr = *x[t];
+                __m512 v = a.v[r][t];
+                for (int i = 0; i < 4; ++i) {
+                    const __m512i xq = _mm512_load_si512(xr.qs + 256 * b + 64 * i);
+                    const __m512 xd = _mm512_load_ps(xr.lane_d + 64 * b + 16 * i);
+                    const __m512i p = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[i], xq);
+                    const __m512 scale = _mm512_mul_ps(_mm512_permutexvar_ps(pair_lanes[i], sm), xd);
+                    v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), scale, v);
+                }
+                const __m512 dsum = _mm512_zextps256_ps512(_mm256_loadu_ps(xr.dsum + 8 * b));
+                a.v[r][t] = _mm512_fnmadd_ps(mins, dsum, v);
+            }
+        }
+    }
+    a.store(acc, ld);
+}
+
+inline float qdot_result(const float* slot) noexcept { return _mm512_reduce_add_ps(_mm512_load_ps(slot)); }
+
+#elif defined(__AVX2__) && defined(__FMA__)
 
 // c + sum over each group of 4 bytes of u (unsigned) * v (signed), in 8 int32 lanes.
 inline __m256i dpbusd(__m256i c, __m256i u, __m256i v) noexcept {
@@ -141,7 +442,7 @@ struct acc8 {
 };
 
 template <int NR, int NT>
-inline void qdot_range(const block_q8_0* const* w, const block_q8_act* const* x, std::int64_t b0, std::int64_t b1,
+inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                        float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
     acc8<NR, NT> a(acc, ld);
     for (std::int64_t b = b0; b < b1; ++b) {
@@ -159,8 +460,8 @@ inline void qdot_range(const block_q8_0* const* w, const block_q8_act* const* x,
             wd[r] = broadcast_half(w[r][b].d);
         }
         for (int t = 0; t < NT; ++t) {
-            const __m256i xq = load32(x[t][b].qs);
-            const __m256 xd = _mm256_set1_ps(x[t][b].d);
+            const __m256i xq = load32(x[t]->qs + 32 * b);
+            const __m256 xd = _mm256_set1_ps(x[t]->lane_d[8 * b]);
 #if defined(__AVX512VNNI__) || defined(__AVXVNNI__)
             const __m256i xu = _mm256_xor_si256(xq, _mm256_set1_epi8(-128));
 #endif
@@ -178,7 +479,7 @@ inline void qdot_range(const block_q8_0* const* w, const block_q8_act* const* x,
 }
 
 template <int NR, int NT>
-inline void qdot_range(const block_q4_0* const* w, const block_q8_act* const* x, std::int64_t b0, std::int64_t b1,
+inline void qdot_range(const block_q4_0* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                        float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
     acc8<NR, NT> a(acc, ld);
     for (std::int64_t b = b0; b < b1; ++b) {
@@ -190,9 +491,9 @@ inline void qdot_range(const block_q4_0* const* w, const block_q8_act* const* x,
             wd[r] = broadcast_half(w[r][b].d);
         }
         for (int t = 0; t < NT; ++t) {
-            const __m256i xq = load32(x[t][b].qs);
-            const __m256i c = load32(x[t][b].neg8_lane_sum);  // sum (nibble - 8) x = sum nibble x - 8 sum x
-            const __m256 xd = _mm256_set1_ps(x[t][b].d);
+            const __m256i xq = load32(x[t]->qs + 32 * b);
+            const __m256i c = load32(x[t]->neg8 + 8 * b);  // sum (nibble - 8) x = sum nibble x - 8 sum x
+            const __m256 xd = _mm256_set1_ps(x[t]->lane_d[8 * b]);
             for (int r = 0; r < NR; ++r) {
                 const __m256i p = dpbusd(c, wq[r], xq);
                 a.v[r][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_mul_ps(wd[r], xd), a.v[r][t]);
@@ -205,7 +506,7 @@ inline void qdot_range(const block_q4_0* const* w, const block_q8_act* const* x,
 // A q4_k block spans 8 activation blocks: sub-block j is d sc_j q - dmin m_j, so its dot is
 // d sc_j xd_j sum(q xq) - dmin m_j xd_j sum(xq); the second terms are summed in a scalar.
 template <int NR, int NT>
-inline void qdot_range(const block_q4_k* const* w, const block_q8_act* const* x, std::int64_t b0, std::int64_t b1,
+inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                        float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
     acc8<NR, NT> a(acc, ld);
     float mins[NR][NT];
@@ -224,16 +525,16 @@ inline void qdot_range(const block_q4_k* const* w, const block_q8_act* const* x,
                 hi[r] = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
             }
             for (int t = 0; t < NT; ++t) {
-                const block_q8_act& x0 = x[t][8 * b + 2 * i];
-                const block_q8_act& x1 = x[t][8 * b + 2 * i + 1];
-                const __m256i xq0 = load32(x0.qs), xq1 = load32(x1.qs);
+                const std::int64_t j0 = 8 * b + 2 * i;  // activation blocks j0, j0 + 1
+                const __m256i xq0 = load32(x[t]->qs + 32 * j0), xq1 = load32(x[t]->qs + 32 * (j0 + 1));
+                const float xd0 = x[t]->lane_d[8 * j0], xd1 = x[t]->lane_d[8 * (j0 + 1)];
                 for (int r = 0; r < NR; ++r) {
                     const __m256i p0 = dpbusd(_mm256_setzero_si256(), lo[r], xq0);
                     const __m256i p1 = dpbusd(_mm256_setzero_si256(), hi[r], xq1);
-                    a.v[r][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(k[r].scale[2 * i] * x0.d), a.v[r][t]);
-                    a.v[r][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1), _mm256_set1_ps(k[r].scale[2 * i + 1] * x1.d), a.v[r][t]);
-                    mins[r][t] += k[r].min[2 * i] * (x0.d * static_cast<float>(x0.sum));
-                    mins[r][t] += k[r].min[2 * i + 1] * (x1.d * static_cast<float>(x1.sum));
+                    a.v[r][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(k[r].scale[2 * i] * xd0), a.v[r][t]);
+                    a.v[r][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1), _mm256_set1_ps(k[r].scale[2 * i + 1] * xd1), a.v[r][t]);
+                    mins[r][t] += k[r].min[2 * i] * x[t]->dsum[j0];
+                    mins[r][t] += k[r].min[2 * i + 1] * x[t]->dsum[j0 + 1];
                 }
             }
         }
@@ -249,40 +550,41 @@ inline float qdot_result(const float* slot) noexcept { return reduce8(_mm256_loa
 
 inline constexpr int min_lane = 8;
 
-inline int block_int_dot(const block_q8_0& w, const block_q8_act& x) noexcept {
+inline int block_int_dot(const block_q8_0& w, const std::int8_t* x) noexcept {
     int s = 0;
-    for (int i = 0; i < 32; ++i) s += w.qs[i] * x.qs[i];
+    for (int i = 0; i < 32; ++i) s += w.qs[i] * x[i];
     return s;
 }
 
-inline int block_int_dot(const block_q4_0& w, const block_q8_act& x) noexcept {
+inline int block_int_dot(const block_q4_0& w, const std::int8_t* x) noexcept {
     int s = 0;
-    for (int i = 0; i < 16; ++i) s += ((w.qs[i] & 0x0f) - 8) * x.qs[i] + ((w.qs[i] >> 4) - 8) * x.qs[i + 16];
+    for (int i = 0; i < 16; ++i) s += ((w.qs[i] & 0x0f) - 8) * x[i] + ((w.qs[i] >> 4) - 8) * x[i + 16];
     return s;
 }
 
 // Accumulators of (r, t): the sum at slot[0], the q4_k minimum terms at slot[min_lane].
 template <int NR, int NT, class Block>
-inline void qdot_range(const Block* const* w, const block_q8_act* const* x, std::int64_t b0, std::int64_t b1, float* acc,
+inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1, float* acc,
                        std::int64_t ld, simd::prefetch_cursor) noexcept {
     for (int r = 0; r < NR; ++r) {
         for (int t = 0; t < NT; ++t) {
             float* slot = acc + r * ld + t * simd::acc_slot;
             float sum = slot[0], mins = slot[min_lane];
+            const q8_act_row& xr = *x[t];
             for (std::int64_t b = b0; b < b1; ++b) {
                 const Block& wb = w[r][b];
                 if constexpr (std::is_same_v<Block, block_q4_k>) {
                     const k_sub_scales k = unpack_k_sub_scales(wb.scales, wb.d.to_float(), wb.dmin.to_float());
                     for (int j = 0; j < 8; ++j) {
-                        const block_q8_act& xb = x[t][8 * b + j];
+                        const std::int64_t xb = 8 * b + j;
                         const std::uint8_t* q = wb.qs + 32 * (j / 2);
                         int s = 0;
-                        for (int l = 0; l < 32; ++l) s += ((j % 2 == 0) ? (q[l] & 0x0f) : (q[l] >> 4)) * xb.qs[l];
-                        sum += static_cast<float>(s) * (k.scale[j] * xb.d);
-                        mins += k.min[j] * (xb.d * static_cast<float>(xb.sum));
+                        for (int l = 0; l < 32; ++l) s += ((j % 2 == 0) ? (q[l] & 0x0f) : (q[l] >> 4)) * xr.qs[32 * xb + l];
+                        sum += static_cast<float>(s) * (k.scale[j] * xr.lane_d[8 * xb]);
+                        mins += k.min[j] * xr.dsum[xb];
                     }
                 } else {
-                    sum += static_cast<float>(block_int_dot(wb, x[t][b])) * (wb.d.to_float() * x[t][b].d);
+                    sum += static_cast<float>(block_int_dot(wb, xr.qs + 32 * b)) * (wb.d.to_float() * xr.lane_d[8 * b]);
                 }
             }
             slot[0] = sum;
@@ -295,14 +597,19 @@ inline float qdot_result(const float* slot) noexcept { return slot[0] - slot[min
 
 #endif
 
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 }  // namespace detail
 
 // Adds weight blocks [b0, b1) of NR rows (each row's blocks at w[r]) times NT quantized
 // activation rows into the accumulators acc (output (r, t) at acc[r * ld + t * acc_slot], 64-byte
-// aligned, zero before the first range). `pf` as in dot_block_range.
+// aligned, zero before the first range). A range boundary other than b1 must be an even block
+// index. `pf` as in dot_block_range.
 template <int NR, int NT, class Block>
     requires has_int8_kernel<Block>
-inline void qdot_block_range(const Block* const* w, const block_q8_act* const* x, std::int64_t b0, std::int64_t b1,
+inline void qdot_block_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                              float* acc, std::int64_t ld, detail::simd::prefetch_cursor pf = {}) noexcept {
     detail::qdot_range<NR, NT>(w, x, b0, b1, acc, ld, pf);
 }
@@ -314,11 +621,11 @@ inline void qdot_block_finish(const float* acc, std::int64_t ld, float* out) noe
         for (int t = 0; t < NT; ++t) out[r * NT + t] = detail::qdot_result(acc + r * ld + t * detail::simd::acc_slot);
 }
 
-// out[r * NT + t] = sum_i w[r][i] * xq[t][i]: NR weight rows of n / Block::block_size blocks
-// times NT quantized activation rows of n / 32 blocks, over all blocks at once.
+// out[r * NT + t] = sum_i w[r][i] * x[t] element i: NR weight rows of n / Block::block_size
+// blocks times NT quantized activation rows of n elements, over all blocks at once.
 template <int NR, int NT, class Block>
     requires has_int8_kernel<Block>
-inline void qdot_block(const Block* const* w, const block_q8_act* const* x, std::int64_t n, float* out,
+inline void qdot_block(const Block* const* w, const q8_act_row* const* x, std::int64_t n, float* out,
                        detail::simd::prefetch_cursor pf = {}) noexcept {
     alignas(64) float acc[NR * NT * detail::simd::acc_slot] = {};
     qdot_block_range<NR, NT>(w, x, 0, n / Block::block_size, acc, NT * detail::simd::acc_slot, pf);

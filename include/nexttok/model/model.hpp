@@ -3,6 +3,7 @@
 // loading; share it with std::shared_ptr<const model> between decoders.
 #pragma once
 
+#include <nexttok/detail/huge_pages.hpp>
 #include <nexttok/io/gguf.hpp>
 #include <nexttok/io/mapped_file.hpp>
 #include <nexttok/io/safetensors.hpp>
@@ -23,7 +24,8 @@ enum class model_file_format { gguf, llama2c, hf_directory, memory };
 
 class model {
 public:
-    // Weights built in memory (random_model.hpp): a 64-byte aligned buffer the model owns.
+    // Weights built in memory (random_model.hpp): a buffer the model owns, 64-byte aligned (2 MiB
+    // aligned and in huge pages where possible when large).
     struct memory_buffer {
         std::shared_ptr<std::byte[]> bytes;
         std::size_t size = 0;
@@ -33,8 +35,10 @@ public:
             memory_buffer b;
             b.size = size;
             b.name = std::move(name);
-            b.bytes = std::shared_ptr<std::byte[]>(new (std::align_val_t{64}) std::byte[size == 0 ? 1 : size],
-                                                   [](std::byte* p) { ::operator delete[](p, std::align_val_t{64}); });
+            const std::align_val_t align{detail::buffer_alignment(size)};
+            b.bytes = std::shared_ptr<std::byte[]>(new (align) std::byte[size == 0 ? 1 : size],
+                                                   [align](std::byte* p) { ::operator delete[](p, align); });
+            detail::advise_huge_pages(b.bytes.get(), size);  // before the first write: see huge_pages.hpp
             return b;
         }
     };
