@@ -533,8 +533,9 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
                     const __m256i p1 = dpbusd(_mm256_setzero_si256(), hi[r], xq1);
                     a.v[r][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(k[r].scale[2 * i] * xd0), a.v[r][t]);
                     a.v[r][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1), _mm256_set1_ps(k[r].scale[2 * i + 1] * xd1), a.v[r][t]);
-                    mins[r][t] += k[r].min[2 * i] * x[t]->dsum[j0];
-                    mins[r][t] += k[r].min[2 * i + 1] * x[t]->dsum[j0 + 1];
+                    // Explicit fused multiply-adds: left to the compiler, contraction could differ between tiles.
+                    mins[r][t] = std::fma(k[r].min[2 * i], x[t]->dsum[j0], mins[r][t]);
+                    mins[r][t] = std::fma(k[r].min[2 * i + 1], x[t]->dsum[j0 + 1], mins[r][t]);
                 }
             }
         }
