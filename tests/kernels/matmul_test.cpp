@@ -112,9 +112,12 @@ TEST(matmul, bf16_weights_bfloat16_activations) { check_matmul<Eigen::bfloat16, 
 TEST(matmul, f16_weights_float_activations) { check_matmul<Eigen::half, float>(37, 1000, 9); }
 TEST(matmul, q8_0_weights) { check_matmul<block_q8_0, float>(37, 1024, 53); }
 TEST(matmul, q4_0_weights) { check_matmul<block_q4_0, Eigen::half>(37, 1024, 53); }
-// 33, 34 and 35 blocks a row: the integer kernels' pairs (q8_0) and quads (q4_0) of blocks end
-// with a partial group.
-TEST(matmul, q8_0_weights_odd_block_count) { check_matmul<block_q8_0, float>(37, 1056, 53); }
+// 33, 34 and 35 blocks a row: the integer kernels' groups of 4 blocks end with a partial group.
+TEST(matmul, q8_0_weights_partial_block_groups) {
+    check_matmul<block_q8_0, float>(37, 1056, 53);
+    check_matmul<block_q8_0, float>(37, 1088, 7);
+    check_matmul<block_q8_0, float>(37, 1120, 7);
+}
 TEST(matmul, q4_0_weights_partial_block_groups) {
     check_matmul<block_q4_0, float>(37, 1056, 53);
     check_matmul<block_q4_0, float>(37, 1088, 7);

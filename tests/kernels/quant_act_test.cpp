@@ -70,6 +70,17 @@ void check_quantization(const std::vector<X>& x) {
         const std::int64_t blk = 4 * (l / 16) + (l % 16) / 4;
         EXPECT_EQ(o.lane_d4[l], blk < n / 32 ? o.lane_d[8 * blk] : 0.0f) << "lane " << l;
     }
+    // The q4_k grouping: blocks 0, 2, 1, 3, 4, 6, 5, 7 of every 256 elements.
+    if (n % 256 == 0) {
+        const int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::int64_t from = 32 * (i / 256 * 8 + order[(i % 256) / 32]) + i % 32;
+            ASSERT_EQ(o.qs_k[i], o.qs[from]) << "qs_k " << i;
+            if (i % 4 == 0) {
+                EXPECT_EQ(o.lane_d_k[i / 4], o.lane_d[from / 4]) << "lane_d_k " << i / 4;
+            }
+        }
+    }
     // The padding to 64 bytes is zero (kernels read a whole pair of blocks).
     for (std::int64_t i = n; i < (n + 63) / 64 * 64; ++i) EXPECT_EQ(o.qs[i], 0);
     for (std::int64_t i = n / 4; i < (n + 63) / 64 * 16; ++i) {

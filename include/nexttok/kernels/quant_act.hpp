@@ -4,19 +4,19 @@
 // scaled in float. A q4_0 block is half the bytes of its float dequantization work, which is what
 // lets decode run at the memory-bandwidth limit.
 //
-// With AVX-512 (BW, DQ, VL, VBMI, VNNI) each instruction covers two blocks of 32 (q8_0, q4_0) or
-// two sub-blocks (q4_k): the nibbles of a q4_0 pair are spread by one byte permutation, the two
-// half-precision scales by one word permutation, and the activation arrays are laid out so that
-// one 64-byte load serves a pair. Otherwise one block per 256-bit instruction.
+// With AVX-512 (BW, DQ, VL, VBMI, VNNI) a step covers four blocks of 32 (q8_0, q4_0: their quant
+// bytes gathered by two-source byte permutations, their half-precision scales by one word
+// permutation, against activations grouped to match) or a q4_k block two sub-blocks per
+// instruction. Otherwise one block per 256-bit instruction.
 //
 // Accuracy: activations are rounded to 8 bits per 32 (relative error about 1/254 of the block's
 // largest value), which is llama.cpp's own error; the reference-logit tolerance for quantized files
 // (data/README.md, 3e-2) holds with it.
 //
 // Determinism: an output's value depends only on its weight row, its activation row and n. Integer
-// sums are exact; the float accumulation goes pair by pair (or block by block) in ascending order
-// into one accumulator of 16 (or 8 lanes plus a scalar for q4_k's minimums), reduced in a fixed
-// tree. So any tile shape (NR rows x NT tokens), thread count or batch gives bitwise the same
+// sums are exact; the float accumulation goes step by step (4 blocks, a q4_k block, or one block
+// without AVX-512) in ascending order into one accumulator of 16 lanes (or 8 lanes plus a scalar
+// for q4_k's minimums), reduced in a fixed tree. So any tile shape (NR rows x NT tokens), thread count or batch gives bitwise the same
 // outputs, and quantization is a pure function of one row: prefill and decode agree bitwise.
 #pragma once
 
@@ -52,6 +52,10 @@ struct q8_act_row {
     const std::int8_t* qs4;     // [n]
     const std::int32_t* neg8_4;  // [n / 8]: -8 * (sum of the lane's 8 values)
     const float* lane_d4;       // [n / 8]: the scale d of the lane's block (block 4k + l / 4)
+    // Grouped for q4_k weights (n % 256 == 0 only, else unset): in each 256 elements, blocks of 32
+    // in the order 0, 2, 1, 3, 4, 6, 5, 7, the order of a q4_k block's low and high nibbles.
+    const std::int8_t* qs_k;   // [n]
+    const float* lane_d_k;     // [n / 4]
 };
 
 // Quantized activation rows, owning their storage (64-byte aligned). Sized by resize(), which
@@ -61,7 +65,7 @@ public:
     void resize(std::int64_t n_tokens, std::int64_t n) {
         n_ = n;
         const std::int64_t full = lines(n), quarter = lines(n / 8), quads = lines((n + 127) / 128 * 128);
-        row_lines_ = 3 * full + quarter + 2 * quads;
+        row_lines_ = 3 * full + quarter + 2 * quads + 2 * full;
         const auto size = static_cast<std::size_t>(n_tokens * row_lines_);
         if (store_.size() < size) store_.resize(size);
         rows_.resize(static_cast<std::size_t>(n_tokens));
@@ -73,7 +77,9 @@ public:
                                                   reinterpret_cast<const float*>(base + 192 * full),
                                                   reinterpret_cast<const std::int8_t*>(base + 64 * (3 * full + quarter)),
                                                   reinterpret_cast<const std::int32_t*>(base + 64 * (3 * full + quarter + quads)),
-                                                  reinterpret_cast<const float*>(base + 64 * (3 * full + quarter + quads) + 2 * quads * 64 / 4)};
+                                                  reinterpret_cast<const float*>(base + 64 * (3 * full + quarter + quads) + 2 * quads * 64 / 4),
+                                                  reinterpret_cast<const std::int8_t*>(base + 64 * (3 * full + quarter + 2 * quads)),
+                                                  reinterpret_cast<const float*>(base + 64 * (4 * full + quarter + 2 * quads))};
         }
     }
 
@@ -165,6 +171,17 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
         const std::int64_t b = 4 * (l / 16) + (l % 16) / 4;
         lane_d4[l] = b < nb ? lane_d[8 * b] : 0.0f;
     }
+    // The q4_k grouping.
+    if (n_ % 256 == 0) {
+        auto* qs_k = const_cast<std::int8_t*>(row.qs_k);
+        auto* lane_d_k = const_cast<float*>(row.lane_d_k);
+        constexpr int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
+        for (std::int64_t b = 0; b < nb; ++b) {
+            const std::int64_t from = b / 8 * 8 + order[b % 8];
+            std::memcpy(qs_k + 32 * b, qs + 32 * from, 32);
+            std::fill(lane_d_k + 8 * b, lane_d_k + 8 * b + 8, lane_d[8 * from]);
+        }
+    }
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -184,7 +201,7 @@ namespace detail {
 // The accumulators of output (r, t) live in acc[r * ld + t * acc_slot, + 16): 16 float lanes.
 // Each *_range kernel adds weight blocks [b0, b1) of NR rows x NT tokens: it loads the
 // accumulators, runs the blocks in ascending order and stores them back (exactly), so splitting
-// the blocks into ranges (at even block indexes) never changes a result.
+// the blocks into ranges (at multiples of 4 blocks) never changes a result.
 template <int NR, int NT>
 struct acc16 {
     __m512 v[NR][NT];
@@ -213,11 +230,17 @@ inline constexpr byte_index q4_0_quad_bytes = [] {
     return ix;
 }();
 
-// vpermt2b index over (the pair's bytes [0, 64), its bytes [4, 68)): the 32 quant bytes of q8_0
-// block b (at byte 2), then those of block b + 1 (at byte 36).
-inline constexpr byte_index q8_0_pair_bytes = [] {
+// vpermt2b indexes for four q8_0 blocks (34 bytes each, quant bytes from byte 2): bytes 16 i ..
+// 16 i + 15 take the first 16 quant bytes of block i from (the quad's bytes [0, 64), [64, 128));
+// the second 16 from (its bytes [8, 72), [72, 136)).
+inline constexpr byte_index q8_0_quad_low = [] {
     byte_index ix{};
-    for (int j = 0; j < 64; ++j) ix.bytes[j] = static_cast<std::uint8_t>(j < 32 ? 2 + j : 64 + j);
+    for (int j = 0; j < 64; ++j) ix.bytes[j] = static_cast<std::uint8_t>(34 * (j / 16) + 2 + j % 16);
+    return ix;
+}();
+inline constexpr byte_index q8_0_quad_high = [] {
+    byte_index ix{};
+    for (int j = 0; j < 64; ++j) ix.bytes[j] = static_cast<std::uint8_t>(34 * (j / 16) + 18 + j % 16 - 8);
     return ix;
 }();
 
@@ -236,51 +259,57 @@ inline __m512i word_pair_index(int w0, int w1) noexcept {
                             static_cast<short>(w0), static_cast<short>(w0));
 }
 
-// Blocks [b0, b1) by pairs; an odd last block (only at the end of a row) as a pair whose second
-// block is zero: its weights are masked out of the load, and the activation arrays' padding is 0.
-template <class Pair>
-inline void for_each_pair(std::int64_t b0, std::int64_t b1, Pair&& pair) noexcept {
-    std::int64_t b = b0;
-    for (; b + 2 <= b1; b += 2) pair.template operator()<false>(b);
-    if (b < b1) pair.template operator()<true>(b);
+// A mask of the first max(0, min(64, n)) bytes.
+inline __mmask64 first_bytes(std::int64_t n) noexcept {
+    return n >= 64 ? ~__mmask64{0} : n <= 0 ? __mmask64{0} : (__mmask64{1} << n) - 1;
 }
 
+// Four q8_0 blocks (136 bytes) per step, grouped as for q4_0 (q8_act_row::qs4): the first halves
+// of the four blocks' quant bytes by one two-source byte permutation of the quad's bytes
+// [0, 128), the second halves by one of [8, 136), the four scales by one word permutation. A
+// last group of 1-3 blocks (only at the end of a row) is read with masks, never past the row.
+// Signed weights: w + 128 is unsigned, and sum (w + 128) x - 128 sum x takes its correction from
+// the activations' lane sums.
 template <int NR, int NT>
 inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                        float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
     acc16<NR, NT> a(acc, ld);
-    const __m512i pick = load_index(q8_0_pair_bytes);
-    const __m512i dpick = word_pair_index(0, 17);
+    const __m512i pick_lo = load_index(q8_0_quad_low), pick_hi = load_index(q8_0_quad_high);
+    const __m512i dpick = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 51, 51, 51, 51, 34, 34, 34, 34,
+                                           17, 17, 17, 17, 0, 0, 0, 0);
     const __m512i bias = _mm512_set1_epi8(-128);
-    for_each_pair(b0, b1, [&]<bool Single>(std::int64_t b) {
-        pf.advance(NR * 2 * sizeof(block_q8_0));
-        __m512i wu[NR];
-        __m512 wd[NR];
+    for (std::int64_t b = b0; b < b1; b += 4) {
+        const std::int64_t k = std::min<std::int64_t>(4, b1 - b);
+        pf.advance(NR * 4 * sizeof(block_q8_0));
         for (int r = 0; r < NR; ++r) {
             const char* p = reinterpret_cast<const char*>(w[r] + b);
-            __m512i lo, hi;
-            if constexpr (Single) {
-                lo = _mm512_maskz_loadu_epi8((1ull << 34) - 1, p);
-                hi = _mm512_setzero_si512();
+            __m512i s0, s64, s8, s72;  // the quad's bytes from 0, 64, 8 and 72
+            if (k == 4) {
+                s0 = _mm512_loadu_si512(p);
+                s64 = _mm512_loadu_si512(p + 64);
+                s8 = _mm512_loadu_si512(p + 8);
+                s72 = _mm512_loadu_si512(p + 72);
             } else {
-                lo = _mm512_loadu_si512(p);
-                hi = _mm512_loadu_si512(p + 4);
+                const std::int64_t n = 34 * k;
+                s0 = _mm512_maskz_loadu_epi8(first_bytes(n), p);
+                s64 = _mm512_maskz_loadu_epi8(first_bytes(n - 64), p + 64);
+                s8 = _mm512_maskz_loadu_epi8(first_bytes(n - 8), p + 8);
+                s72 = _mm512_maskz_loadu_epi8(first_bytes(n - 72), p + 72);
             }
-            // w + 128 is unsigned: sum (w + 128) x - 128 sum x, the correction from the activations.
-            wu[r] = _mm512_xor_si512(_mm512_permutex2var_epi8(lo, pick, hi), bias);
-            wd[r] = two_halves(lo, dpick);
-        }
-        for (int t = 0; t < NT; ++t) {
-            const q8_act_row& xr = *x[t];
-            const __m512i xq = _mm512_load_si512(xr.qs + 32 * b);
-            const __m512i c = _mm512_slli_epi32(_mm512_load_si512(xr.neg8 + 8 * b), 4);  // -128 * lane sum
-            const __m512 xd = _mm512_load_ps(xr.lane_d + 8 * b);
-            for (int r = 0; r < NR; ++r) {
-                const __m512i p = _mm512_dpbusd_epi32(c, wu[r], xq);
-                a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_mul_ps(wd[r], xd), a.v[r][t]);
+            const __m512i lo = _mm512_xor_si512(_mm512_permutex2var_epi8(s0, pick_lo, s64), bias);
+            const __m512i hi = _mm512_xor_si512(_mm512_permutex2var_epi8(s8, pick_hi, s72), bias);
+            const __m512 wd = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi16(s0, dpick, s64)));
+            for (int t = 0; t < NT; ++t) {
+                const q8_act_row& xr = *x[t];
+                const std::int8_t* xq = xr.qs4 + 32 * b;
+                __m512i sum = _mm512_slli_epi32(_mm512_load_si512(xr.neg8_4 + 4 * b), 4);  // -128 * lane sum
+                sum = _mm512_dpbusd_epi32(sum, lo, _mm512_load_si512(xq));
+                sum = _mm512_dpbusd_epi32(sum, hi, _mm512_load_si512(xq + 64));
+                const __m512 scale = _mm512_mul_ps(wd, _mm512_load_ps(xr.lane_d4 + 4 * b));
+                a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, a.v[r][t]);
             }
         }
-    });
+    }
     a.store(acc, ld);
 }
 
@@ -328,18 +357,20 @@ inline void qdot_range(const block_q4_0* const* w, const q8_act_row* const* x, s
 }
 
 // A q4_k block spans 8 activation blocks: sub-block j is d sc_j q - dmin m_j, so its dot is
-// d sc_j xd_j sum(q xq) - dmin m_j xd_j sum(xq). Sub-blocks go two per instruction; the eight
-// minimum terms are one more multiply-add into lanes 0-7.
+// d sc_j xd_j sum(q xq) - dmin m_j xd_j sum(xq). Sub-blocks go two per instruction, against the
+// activations' q4_k grouping; the eight minimum terms are one more multiply-add into lanes 0-7.
 template <int NR, int NT>
 inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                        float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
     acc16<NR, NT> a(acc, ld);
     const __m512i low4 = _mm512_set1_epi8(0x0f);
     const __m512i dpick = word_pair_index(0, 1);
-    const __m512i pair_lanes[4] = {_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
-                                   _mm512_set_epi32(3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2),
-                                   _mm512_set_epi32(5, 5, 5, 5, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4, 4, 4),
-                                   _mm512_set_epi32(7, 7, 7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6, 6, 6, 6)};
+    // Step i multiplies sub-blocks (0, 2), (1, 3), (4, 6), (5, 7): the low nibbles of 64 quant
+    // bytes, their high nibbles, then the same for the next 64 (q8_act_row::qs_k).
+    const __m512i pair_lanes[4] = {_mm512_set_epi32(2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0),
+                                   _mm512_set_epi32(3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1),
+                                   _mm512_set_epi32(6, 6, 6, 6, 6, 6, 6, 6, 4, 4, 4, 4, 4, 4, 4, 4),
+                                   _mm512_set_epi32(7, 7, 7, 7, 7, 7, 7, 7, 5, 5, 5, 5, 5, 5, 5, 5)};
     for (std::int64_t b = b0; b < b1; ++b) {
         pf.advance(NR * sizeof(block_q4_k));
         for (int r = 0; r < NR; ++r) {
@@ -361,16 +392,15 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
             __m512i q[4];
             for (int h = 0; h < 2; ++h) {  // qs bytes [64h, 64h + 64): sub-blocks 4h .. 4h + 3
                 const __m512i raw = _mm512_loadu_si512(wb.qs + 64 * h);
-                const __m512i lo = _mm512_and_si512(raw, low4), hi = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low4);
-                q[2 * h] = _mm512_shuffle_i64x2(lo, hi, 0x44);      // sub-blocks 4h, 4h + 1
-                q[2 * h + 1] = _mm512_shuffle_i64x2(lo, hi, 0xee);  // sub-blocks 4h + 2, 4h + 3
+                q[2 * h] = _mm512_and_si512(raw, low4);                              // sub-blocks 4h, 4h + 2
+                q[2 * h + 1] = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low4);  // sub-blocks 4h + 1, 4h + 3
             }
             for (int t = 0; t < NT; ++t) {
                 const q8_act_row& xr = *x[t];
                 __m512 v = a.v[r][t];
                 for (int i = 0; i < 4; ++i) {
-                    const __m512i xq = _mm512_load_si512(xr.qs + 256 * b + 64 * i);
-                    const __m512 xd = _mm512_load_ps(xr.lane_d + 64 * b + 16 * i);
+                    const __m512i xq = _mm512_load_si512(xr.qs_k + 256 * b + 64 * i);
+                    const __m512 xd = _mm512_load_ps(xr.lane_d_k + 64 * b + 16 * i);
                     const __m512i p = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[i], xq);
                     const __m512 scale = _mm512_mul_ps(_mm512_permutexvar_ps(pair_lanes[i], sm), xd);
                     v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), scale, v);
@@ -606,8 +636,8 @@ inline float qdot_result(const float* slot) noexcept { return slot[0] - slot[min
 
 // Adds weight blocks [b0, b1) of NR rows (each row's blocks at w[r]) times NT quantized
 // activation rows into the accumulators acc (output (r, t) at acc[r * ld + t * acc_slot], 64-byte
-// aligned, zero before the first range). A range boundary other than b1 must be an even block
-// index. `pf` as in dot_block_range.
+// aligned, zero before the first range). A range boundary other than b1 must be a multiple of 4
+// blocks. `pf` as in dot_block_range.
 template <int NR, int NT, class Block>
     requires has_int8_kernel<Block>
 inline void qdot_block_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,

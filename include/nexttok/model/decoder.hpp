@@ -10,6 +10,7 @@
 #pragma once
 
 #include <nexttok/cache/kv_storage.hpp>
+#include <nexttok/detail/aligned_buffer.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/kernels/dot.hpp>
 #include <nexttok/kernels/matmul.hpp>
@@ -255,15 +256,15 @@ private:
 
     std::int64_t reserved_tokens_ = 0;
     std::int64_t reserved_positions_ = 0;
-    std::vector<float> x_;      // (n, dim) residual stream
-    std::vector<Scalar> xb_;    // (n, dim) normalized input of a weight product
-    std::vector<float> q_;      // (n, n_heads * head_dim)
-    std::vector<float> k_, v_;  // (n, n_kv_heads * head_dim), before they enter the cache
-    std::vector<Scalar> att_;   // (n, n_heads * head_dim) attention output
-    std::vector<float> proj_;   // (n, dim) output of Wo or W2; a position embedding before the layers
-    std::vector<float> gate_, up_;  // (n, hidden_dim)
-    std::vector<Scalar> hb_;    // (n, hidden_dim) SwiGLU output
-    std::vector<float> rope_;   // (n, rope_dim) cos/sin pairs per token
+    detail::aligned_vector<float> x_;      // (n, dim) residual stream
+    detail::aligned_vector<Scalar> xb_;    // (n, dim) normalized input of a weight product
+    detail::aligned_vector<float> q_;      // (n, n_heads * head_dim)
+    detail::aligned_vector<float> k_, v_;  // (n, n_kv_heads * head_dim), before they enter the cache
+    detail::aligned_vector<Scalar> att_;   // (n, n_heads * head_dim) attention output
+    detail::aligned_vector<float> proj_;   // (n, dim) output of Wo or W2; a position embedding before the layers
+    detail::aligned_vector<float> gate_, up_;  // (n, hidden_dim)
+    detail::aligned_vector<Scalar> hb_;    // (n, hidden_dim) SwiGLU output
+    detail::aligned_vector<float> rope_;   // (n, rope_dim) cos/sin pairs per token
     std::vector<float> scores_; // (n_threads, max positions) attention weights
 };
 
