@@ -55,7 +55,7 @@ struct q8_act_row {
     // Grouped for q4_k weights (n % 256 == 0 only, else unset): in each 256 elements, blocks of 32
     // in the order 0, 2, 1, 3, 4, 6, 5, 7, the order of a q4_k block's low and high nibbles.
     const std::int8_t* qs_k;   // [n]
-    const float* lane_d_k;     // [n / 4]
+    const float* d;            // [n / 32]: the scale of each block (in element order)
 };
 
 // Quantized activation rows, owning their storage (64-byte aligned). Sized by resize(), which
@@ -65,7 +65,7 @@ public:
     void resize(std::int64_t n_tokens, std::int64_t n) {
         n_ = n;
         const std::int64_t full = lines(n), quarter = lines(n / 8), quads = lines((n + 127) / 128 * 128);
-        row_lines_ = 3 * full + quarter + 2 * quads + 2 * full;
+        row_lines_ = 4 * full + 2 * quarter + 2 * quads;
         const auto size = static_cast<std::size_t>(n_tokens * row_lines_);
         if (store_.size() < size) store_.resize(size);
         rows_.resize(static_cast<std::size_t>(n_tokens));
@@ -171,16 +171,14 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
         const std::int64_t b = 4 * (l / 16) + (l % 16) / 4;
         lane_d4[l] = b < nb ? lane_d[8 * b] : 0.0f;
     }
-    // The q4_k grouping.
+    // The block scales, and the q4_k grouping.
+    auto* d_out = const_cast<float*>(row.d);
+    for (std::int64_t b = 0; b < nb; ++b) d_out[b] = lane_d[8 * b];
+    std::fill(d_out + nb, d_out + 16 * lines(n_ / 8), 0.0f);
     if (n_ % 256 == 0) {
         auto* qs_k = const_cast<std::int8_t*>(row.qs_k);
-        auto* lane_d_k = const_cast<float*>(row.lane_d_k);
         constexpr int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
-        for (std::int64_t b = 0; b < nb; ++b) {
-            const std::int64_t from = b / 8 * 8 + order[b % 8];
-            std::memcpy(qs_k + 32 * b, qs + 32 * from, 32);
-            std::fill(lane_d_k + 8 * b, lane_d_k + 8 * b + 8, lane_d[8 * from]);
-        }
+        for (std::int64_t b = 0; b < nb; ++b) std::memcpy(qs_k + 32 * b, qs + 32 * (b / 8 * 8 + order[b % 8]), 32);
     }
 }
 
@@ -397,13 +395,13 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
             }
             for (int t = 0; t < NT; ++t) {
                 const q8_act_row& xr = *x[t];
+                // Lanes 0-7: d sc_j xd_j, the scale of sub-block j's integer dot.
+                const __m512 scales = _mm512_mul_ps(sm, _mm512_zextps256_ps512(_mm256_loadu_ps(xr.d + 8 * b)));
                 __m512 v = a.v[r][t];
                 for (int i = 0; i < 4; ++i) {
                     const __m512i xq = _mm512_load_si512(xr.qs_k + 256 * b + 64 * i);
-                    const __m512 xd = _mm512_load_ps(xr.lane_d_k + 64 * b + 16 * i);
                     const __m512i p = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[i], xq);
-                    const __m512 scale = _mm512_mul_ps(_mm512_permutexvar_ps(pair_lanes[i], sm), xd);
-                    v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), scale, v);
+                    v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_permutexvar_ps(pair_lanes[i], scales), v);
                 }
                 const __m512 dsum = _mm512_zextps256_ps512(_mm256_loadu_ps(xr.dsum + 8 * b));
                 a.v[r][t] = _mm512_fnmadd_ps(mins, dsum, v);
