@@ -262,6 +262,26 @@ inline __mmask64 first_bytes(std::int64_t n) noexcept {
     return n >= 64 ? ~__mmask64{0} : n <= 0 ? __mmask64{0} : (__mmask64{1} << n) - 1;
 }
 
+// One weight row's step over a quad of blocks starting at block b, for NT tokens: lo and hi (the
+// unsigned weight bytes for the first and second halves of the four blocks) multiply the two
+// halves of each token's q4_0-grouped activations, starting from the lane sums' correction
+// (-8 * lane sum, shifted left by Shift), then one multiply-add by the weight scales wd times the
+// activation scales into the row's accumulators.
+template <int Shift, int NT>
+inline void quad_times_tokens(__m512 (&acc)[NT], const q8_act_row* const* x, std::int64_t b, __m512i lo, __m512i hi,
+                              __m512 wd) noexcept {
+    for (int t = 0; t < NT; ++t) {
+        const q8_act_row& xr = *x[t];
+        const std::int8_t* xq = xr.qs4 + 32 * b;
+        __m512i sum = _mm512_load_si512(xr.neg8_4 + 4 * b);
+        if constexpr (Shift > 0) sum = _mm512_slli_epi32(sum, Shift);
+        sum = _mm512_dpbusd_epi32(sum, lo, _mm512_load_si512(xq));
+        sum = _mm512_dpbusd_epi32(sum, hi, _mm512_load_si512(xq + 64));
+        const __m512 scale = _mm512_mul_ps(wd, _mm512_load_ps(xr.lane_d4 + 4 * b));
+        acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, acc[t]);
+    }
+}
+
 // Four q8_0 blocks (136 bytes) per step, grouped as for q4_0 (q8_act_row::qs4): the first halves
 // of the four blocks' quant bytes by one two-source byte permutation of the quad's bytes
 // [0, 128), the second halves by one of [8, 136), the four scales by one word permutation. A
@@ -297,15 +317,7 @@ inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, s
             const __m512i lo = _mm512_xor_si512(_mm512_permutex2var_epi8(s0, pick_lo, s64), bias);
             const __m512i hi = _mm512_xor_si512(_mm512_permutex2var_epi8(s8, pick_hi, s72), bias);
             const __m512 wd = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi16(s0, dpick, s64)));
-            for (int t = 0; t < NT; ++t) {
-                const q8_act_row& xr = *x[t];
-                const std::int8_t* xq = xr.qs4 + 32 * b;
-                __m512i sum = _mm512_slli_epi32(_mm512_load_si512(xr.neg8_4 + 4 * b), 4);  // -128 * lane sum
-                sum = _mm512_dpbusd_epi32(sum, lo, _mm512_load_si512(xq));
-                sum = _mm512_dpbusd_epi32(sum, hi, _mm512_load_si512(xq + 64));
-                const __m512 scale = _mm512_mul_ps(wd, _mm512_load_ps(xr.lane_d4 + 4 * b));
-                a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, a.v[r][t]);
-            }
+            quad_times_tokens<4>(a.v[r], x, b, lo, hi, wd);  // the correction: -128 * lane sum
         }
     }
     a.store(acc, ld);
@@ -340,15 +352,7 @@ inline void qdot_range(const block_q4_0* const* w, const q8_act_row* const* x, s
             const __m512i q = _mm512_permutex2var_epi8(lo, pick, hi);
             const __m512i ql = _mm512_and_si512(q, low4), qh = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
             const __m512 wd = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(dpick, lo)));
-            for (int t = 0; t < NT; ++t) {
-                const q8_act_row& xr = *x[t];
-                const std::int8_t* xq = xr.qs4 + 32 * b;
-                // sum (nibble - 8) x = sum nibble x - 8 sum x
-                __m512i s = _mm512_dpbusd_epi32(_mm512_load_si512(xr.neg8_4 + 4 * b), ql, _mm512_load_si512(xq));
-                s = _mm512_dpbusd_epi32(s, qh, _mm512_load_si512(xq + 64));
-                const __m512 scale = _mm512_mul_ps(wd, _mm512_load_ps(xr.lane_d4 + 4 * b));
-                a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), scale, a.v[r][t]);
-            }
+            quad_times_tokens<0>(a.v[r], x, b, ql, qh, wd);  // sum (nibble - 8) x = sum nibble x - 8 sum x
         }
     }
     a.store(acc, ld);
