@@ -40,11 +40,15 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
     constexpr int A = s::accumulators;
     static_assert(A * s::width <= acc_slot);
     constexpr std::int64_t step = static_cast<std::int64_t>(A) * s::width;
+    // At least one step, so that the accumulators go from memory to registers and back without a
+    // second path (for zero steps) that would make the compiler keep a copy on the stack.
+    if (i0 + step > i1) return;
     s::vec v[NR][NT][A];
     for (int r = 0; r < NR; ++r)
         for (int t = 0; t < NT; ++t)
             for (int a = 0; a < A; ++a) v[r][t][a] = s::load(acc + r * ld + t * acc_slot + a * s::width);
-    for (std::int64_t i = i0; i + step <= i1; i += step) {
+    std::int64_t i = i0;
+    do {
         pf.advance(NR * step * sizeof(W));
         for (int a = 0; a < A; ++a) {
             s::vec wv[NR];
@@ -54,7 +58,8 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
                 for (int r = 0; r < NR; ++r) v[r][t][a] = s::fmadd(wv[r], xv, v[r][t][a]);
             }
         }
-    }
+        i += step;
+    } while (i + step <= i1);
     for (int r = 0; r < NR; ++r)
         for (int t = 0; t < NT; ++t)
             for (int a = 0; a < A; ++a) s::store(acc + r * ld + t * acc_slot + a * s::width, v[r][t][a]);
