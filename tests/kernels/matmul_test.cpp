@@ -110,6 +110,8 @@ TEST(matmul, f32_weights) { check_matmul<float, float>(37, 1000, 53); }
 TEST(matmul, f16_weights_half_activations) { check_matmul<Eigen::half, Eigen::half>(37, 1000, 53); }
 TEST(matmul, bf16_weights_bfloat16_activations) { check_matmul<Eigen::bfloat16, Eigen::bfloat16>(37, 1000, 53); }
 TEST(matmul, f16_weights_float_activations) { check_matmul<Eigen::half, float>(37, 1000, 9); }
+// Half and bfloat16 weights take tokens in groups of 66: 70 tokens make two groups.
+TEST(matmul, f16_weights_two_token_groups) { check_matmul<Eigen::half, float>(37, 1000, 70); }
 TEST(matmul, q8_0_weights) { check_matmul<block_q8_0, float>(37, 1024, 53); }
 TEST(matmul, q4_0_weights) { check_matmul<block_q4_0, Eigen::half>(37, 1024, 53); }
 // 33, 34 and 35 blocks a row: the integer kernels' groups of 4 blocks end with a partial group.

@@ -131,11 +131,14 @@ void for_each_tile(std::int64_t r0, std::int64_t r1, std::int64_t t0, std::int64
     }(std::make_integer_sequence<int, tile_tokens - 1>{});
 }
 
-inline constexpr std::int64_t prefill_tokens = 8 * tile_tokens;  // tokens whose accumulators are live at once
+// Tokens whose accumulators are live at once: more for half and bfloat16 weights, whose
+// conversion to float is done once per group of tokens.
+inline constexpr std::int64_t prefill_tokens = 8 * tile_tokens;
+inline constexpr std::int64_t converted_prefill_tokens = 11 * tile_tokens;
 inline constexpr std::int64_t prefill_columns = 512;  // per range: a tile's weights and activations stay in L1
 
 // As row_block for several tokens (prefill), with the columns split into ranges of
-// prefill_columns: for each range, every tile of rows [r0, r1) x up to prefill_tokens tokens,
+// prefill_columns: for each range, every tile of rows [r0, r1) x up to a group of tokens,
 // its accumulators kept in `acc` between ranges. The same outputs, bitwise, as row_block
 // (dot.hpp, quant_act.hpp), from data in L1 instead of L2. W is dense (X its activations) or
 // has an int8 kernel (X = q8_act_row, ldx = 1).
@@ -143,13 +146,15 @@ template <class W, class X>
 void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols,
                        const X* x, std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy) noexcept {
     constexpr bool int8 = std::is_same_v<X, q8_act_row>;
-    constexpr std::int64_t ld = prefill_tokens * simd::acc_slot;  // acc row stride
-    alignas(64) float acc[rows_per_task * ld];                   // (rows, prefill_tokens, acc_slot)
+    constexpr bool converts = !int8 && !std::is_same_v<W, float>;
+    constexpr std::int64_t group = converts ? converted_prefill_tokens : prefill_tokens;
+    constexpr std::int64_t ld = group * simd::acc_slot;  // acc row stride
+    alignas(64) float acc[rows_per_task * ld];          // (rows, group, acc_slot)
     std::int64_t k_end, k_step;                                   // in elements, or weight blocks
     if constexpr (int8) k_end = cols / W::block_size, k_step = prefill_columns / W::block_size;
     else k_end = dot_block_columns<W>(cols), k_step = prefill_columns;
-    for (std::int64_t t0 = 0; t0 < n; t0 += prefill_tokens) {
-        const std::int64_t t1 = std::min(n, t0 + prefill_tokens);
+    for (std::int64_t t0 = 0; t0 < n; t0 += group) {
+        const std::int64_t t1 = std::min(n, t0 + group);
         std::fill(acc, acc + (r1 - r0) * ld, 0.0f);
         auto pointers = [&]<int NR, int NT>(std::int64_t r, std::int64_t t, const W* (&ws)[NR], const X* (&xs)[NT]) {
             for (int i = 0; i < NR; ++i) ws[i] = w + (r + i) * stride;
@@ -157,7 +162,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
         };
         for (std::int64_t k0 = 0; k0 < k_end; k0 += k_step) {
             const std::int64_t k1 = std::min(k_end, k0 + k_step);
-            if constexpr (int8 || std::is_same_v<W, float>) {
+            if constexpr (!converts) {
                 for_each_tile(r0, r1, t0, t1, [&]<int NR, int NT>(std::int64_t r, std::int64_t t) {
                     const W* ws[NR];
                     const X* xs[NT];
