@@ -230,7 +230,8 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
     const q8_act_row* xq = nullptr;
     if (quantize) {
         q8_activations& act = ws.activations(n, cols);
-        for (std::int64_t t = 0; t < n; ++t) act.quantize(t, x + t * ldx);
+        if (n == 1) act.quantize(0, x);
+        else pool.parallel_for(n, [&](std::int64_t t, int) { act.quantize(t, x + t * ldx); });
         xq = act.rows();
     }
     const std::int64_t n_tasks = first_task[targets.size()];

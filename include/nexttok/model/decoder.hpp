@@ -158,6 +158,14 @@ private:
             for (std::int64_t j = 0; j < cols; ++j) y[t * cols + j] += bias[static_cast<std::size_t>(j)];
     }
 
+    // f(i) for the n tokens of a forward call: on the pool when there are several (each token's
+    // row is computed alone, so the split changes no result), inline for one (decode).
+    template <class F>
+    void per_token(std::int64_t n, F&& f) {
+        if (n == 1) f(0);
+        else pool_.parallel_for(n, [&](std::int64_t i, int) { f(i); });
+    }
+
     // RoPE on each head of one token's q or k, in the pairing of the architecture.
     void rotate(float* x, std::int64_t n_heads, const float* cos_sin) const noexcept {
         const model_config& c = config();
@@ -177,7 +185,7 @@ private:
         const std::int64_t dim = c.dim, q_dim = c.q_dim(), kv_dim = c.kv_dim(), hd = c.head_dim;
 
         // Attention: xb = norm(x); q, k, v = xb Wq^T + bq, xb Wk^T + bk, xb Wv^T + bv   // xb (n, dim) in Scalar
-        for (std::int64_t i = 0; i < n; ++i) norm(x_.data() + i * dim, lv.attn_norm, lv.attn_norm_b, xb_.data() + i * dim);
+        per_token(n, [&](std::int64_t i) { norm(x_.data() + i * dim, lv.attn_norm, lv.attn_norm_b, xb_.data() + i * dim); });
         // q (n, n_heads * head_dim), k and v (n, n_kv_heads * head_dim): one parallel_for for the three.
         const matmul_target qkv[] = {{&w.attn_q, q_.data(), q_dim}, {&w.attn_k, k_.data(), kv_dim}, {&w.attn_v, v_.data(), kv_dim}};
         matmul_group(std::span<const matmul_target>(qkv), xb_.data(), dim, n, pool_, work_);
@@ -186,7 +194,7 @@ private:
         add_bias(v_.data(), n, lv.v_b);
 
         // RoPE on q and k (unless positions are learned), then k and v go into the cache rows.
-        for (std::int64_t i = 0; i < n; ++i) {
+        per_token(n, [&](std::int64_t i) {
             if (c.positions != position_kind::learned) {
                 const float* cs = rope_.data() + i * c.rope_dim;
                 rotate(q_.data() + i * q_dim, c.n_heads, cs);
@@ -198,7 +206,7 @@ private:
                 kc[j] = static_cast<Scalar>(k_[i * kv_dim + j]);
                 vc[j] = static_cast<Scalar>(v_[i * kv_dim + j]);
             }
-        }
+        });
 
         // Causal grouped-query attention: token i (position pos0 + i) attends to positions
         // [0, pos0 + i]; query head h reads key/value head h / (n_heads / n_kv_heads).
@@ -226,14 +234,17 @@ private:
         // Feed-forward, xb = norm(x):
         //   SwiGLU: x += (silu(xb W1^T) * (xb W3^T)) W2^T
         //   GELU:   x += gelu(xb Wup^T + bup) Wdown^T + bdown
-        for (std::int64_t i = 0; i < n; ++i) norm(x_.data() + i * dim, lv.ffn_norm, lv.ffn_norm_b, xb_.data() + i * dim);
+        per_token(n, [&](std::int64_t i) { norm(x_.data() + i * dim, lv.ffn_norm, lv.ffn_norm_b, xb_.data() + i * dim); });
         // up and gate (n, hidden_dim): one parallel_for for both.
         const matmul_target up_gate[] = {{&w.ffn_up, up_.data(), c.hidden_dim}, {&w.ffn_gate, gate_.data(), c.hidden_dim}};
         const bool swiglu_mlp = c.mlp == mlp_kind::swiglu;
         matmul_group(std::span<const matmul_target>(up_gate, swiglu_mlp ? 2 : 1), xb_.data(), dim, n, pool_, work_);
         add_bias(up_.data(), n, lv.up_b);
-        if (swiglu_mlp) swiglu(gate_.data(), up_.data(), n * c.hidden_dim, hb_.data());
-        else gelu_tanh(up_.data(), n * c.hidden_dim, hb_.data());
+        const std::int64_t hidden = c.hidden_dim;
+        per_token(n, [&](std::int64_t i) {
+            if (swiglu_mlp) swiglu(gate_.data() + i * hidden, up_.data() + i * hidden, hidden, hb_.data() + i * hidden);
+            else gelu_tanh(up_.data() + i * hidden, hidden, hb_.data() + i * hidden);
+        });
         matmul(w.ffn_down, hb_.data(), c.hidden_dim, n, proj_.data(), dim, pool_, work_);
         add_bias(proj_.data(), n, lv.down_b);
         for (std::int64_t j = 0; j < n * dim; ++j) x_[j] += proj_[j];
