@@ -51,13 +51,19 @@ void check_quantization(const std::vector<X>& x) {
             sum += qi;
         }
         EXPECT_EQ(o.dsum[b], d * static_cast<float>(sum));
-        EXPECT_EQ(o.d[b], d);
         for (int l = 0; l < 8; ++l) {
             const std::int8_t* ql = o.qs + b * 32 + 4 * l;
             EXPECT_EQ(o.neg8[8 * b + l], -8 * (ql[0] + ql[1] + ql[2] + ql[3]));
             EXPECT_EQ(o.lane_d[8 * b + l], d);
         }
     }
+    // The padding to 64 bytes is zero (kernels read a whole pair of blocks).
+    for (std::int64_t i = n; i < (n + 63) / 64 * 64; ++i) EXPECT_EQ(o.qs[i], 0);
+    for (std::int64_t i = n / 4; i < (n + 63) / 64 * 16; ++i) {
+        EXPECT_EQ(o.neg8[i], 0);
+        EXPECT_EQ(o.lane_d[i], 0.0f);
+    }
+    if (!q8_act_row::grouped) return;
     // The q4_0 grouping: quads of 4 blocks, low halves then high halves, zero past the row.
     const std::int64_t n4 = (n + 127) / 128 * 128;
     for (std::int64_t i = 0; i < n4; ++i) {
@@ -71,6 +77,7 @@ void check_quantization(const std::vector<X>& x) {
         const std::int64_t blk = 4 * (l / 16) + (l % 16) / 4;
         EXPECT_EQ(o.lane_d4[l], blk < n / 32 ? o.lane_d[8 * blk] : 0.0f) << "lane " << l;
     }
+    for (std::int64_t b = 0; b < n / 32; ++b) EXPECT_EQ(o.d[b], o.lane_d[8 * b]) << "block " << b;
     // The q4_k grouping: blocks 0, 2, 1, 3, 4, 6, 5, 7 of every 256 elements.
     if (n % 256 == 0) {
         const int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
@@ -78,12 +85,6 @@ void check_quantization(const std::vector<X>& x) {
             const std::int64_t from = 32 * (i / 256 * 8 + order[(i % 256) / 32]) + i % 32;
             ASSERT_EQ(o.qs_k[i], o.qs[from]) << "qs_k " << i;
         }
-    }
-    // The padding to 64 bytes is zero (kernels read a whole pair of blocks).
-    for (std::int64_t i = n; i < (n + 63) / 64 * 64; ++i) EXPECT_EQ(o.qs[i], 0);
-    for (std::int64_t i = n / 4; i < (n + 63) / 64 * 16; ++i) {
-        EXPECT_EQ(o.neg8[i], 0);
-        EXPECT_EQ(o.lane_d[i], 0.0f);
     }
 }
 

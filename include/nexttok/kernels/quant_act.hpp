@@ -16,8 +16,9 @@
 // Determinism: an output's value depends only on its weight row, its activation row and n. Integer
 // sums are exact; the float accumulation goes step by step (4 blocks, a q4_k block, or one block
 // without AVX-512) in ascending order into one accumulator of 16 lanes (or 8 lanes plus a scalar
-// for q4_k's minimums), reduced in a fixed tree. So any tile shape (NR rows x NT tokens), thread count or batch gives bitwise the same
-// outputs, and quantization is a pure function of one row: prefill and decode agree bitwise.
+// for q4_k's minimums), reduced in a fixed tree. So any tile shape (NR rows x NT tokens), thread
+// count or batch gives bitwise the same outputs, and quantization is a pure function of one row:
+// prefill and decode agree bitwise.
 #pragma once
 
 #include <nexttok/kernels/detail/simd.hpp>
@@ -45,17 +46,24 @@ struct q8_act_row {
     const std::int32_t* neg8;  // [n / 4]: -8 * (qs[4l] + ... + qs[4l + 3]), q4_0's "- 8" folded into the int dot
     const float* lane_d;       // [n / 4]: the scale d of the block of lane l (block l / 8)
     const float* dsum;         // [n / 32]: d * (sum of the block's qs), q4_k's minimum term
-    // The same values grouped for q4_0 weights, by quads of 4 blocks (128 elements, padded with
+    // Only where the kernels use them (q8_act_row::grouped, the AVX-512 kernels), the same values
+    // grouped for q8_0 and q4_0 weights, by quads of 4 blocks (128 elements, padded with
     // zeros to whole quads): in quad k, qs4[128k + 16i + j] = element 32(4k + i) + j and
     // qs4[128k + 64 + 16i + j] = element 32(4k + i) + 16 + j (i < 4, j < 16), the order of the low
     // and high nibbles of the 4 blocks. Lane l of quad k covers bytes 4l..4l+3 of both halves.
     const std::int8_t* qs4;     // [n]
     const std::int32_t* neg8_4;  // [n / 8]: -8 * (sum of the lane's 8 values)
     const float* lane_d4;       // [n / 8]: the scale d of the lane's block (block 4k + l / 4)
-    // Grouped for q4_k weights (n % 256 == 0 only, else unset): in each 256 elements, blocks of 32
-    // in the order 0, 2, 1, 3, 4, 6, 5, 7, the order of a q4_k block's low and high nibbles.
+    // and grouped for q4_k weights (n % 256 == 0 only, else unset): in each 256 elements, blocks
+    // of 32 in the order 0, 2, 1, 3, 4, 6, 5, 7, the order of a q4_k block's low and high nibbles.
     const std::int8_t* qs_k;   // [n]
     const float* d;            // [n / 32]: the scale of each block (in element order)
+
+#if defined(NEXTTOK_INT8_ZMM)
+    static constexpr bool grouped = true;
+#else
+    static constexpr bool grouped = false;
+#endif
 };
 
 // Quantized activation rows, owning their storage (64-byte aligned). Sized by resize(), which
@@ -87,8 +95,6 @@ public:
     template <class X>
     void quantize(std::int64_t t, const X* x) noexcept;
 
-    std::int64_t size() const noexcept { return static_cast<std::int64_t>(rows_.size()); }
-    std::int64_t n() const noexcept { return n_; }
     const q8_act_row* rows() const noexcept { return rows_.data(); }
     const q8_act_row& row(std::int64_t t) const noexcept { return rows_[static_cast<std::size_t>(t)]; }
 
@@ -154,6 +160,7 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
     std::fill(neg8 + n_ / 4, neg8 + 16 * lines(n_), 0);
     std::fill(lane_d + n_ / 4, lane_d + 16 * lines(n_), 0.0f);
     std::fill(dsum + nb, dsum + 16 * lines(n_ / 8), 0.0f);
+    if constexpr (!q8_act_row::grouped) return;
     // The q4_0 grouping, quads padded with zeros.
     auto* qs4 = const_cast<std::int8_t*>(row.qs4);
     auto* neg8_4 = const_cast<std::int32_t*>(row.neg8_4);
