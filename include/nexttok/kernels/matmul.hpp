@@ -150,7 +150,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
     constexpr std::int64_t group = converts ? converted_prefill_tokens : prefill_tokens;
     constexpr std::int64_t ld = group * simd::acc_slot;  // acc row stride
     alignas(64) float acc[rows_per_task * ld];          // (rows, group, acc_slot)
-    std::int64_t k_end, k_step;                                   // in elements, or weight blocks
+    std::int64_t k_end, k_step;                         // in elements, or weight blocks
     if constexpr (int8) k_end = cols / W::block_size, k_step = prefill_columns / W::block_size;
     else k_end = dot_block_columns<W>(cols), k_step = prefill_columns;
     for (std::int64_t t0 = 0; t0 < n; t0 += group) {
