@@ -99,12 +99,7 @@ public:
         if (!piece.empty()) state.at_start = false;
     }
 
-    std::string decode(std::span<const token_id> tokens) const {
-        std::string out;
-        decode_state state;
-        for (const token_id id : tokens) decode_piece(id, state, out);
-        return out;
-    }
+    std::string decode(std::span<const token_id> tokens) const { return decode_tokens(*this, tokens); }
 
     // The raw bytes of one token: " world" for "Ġworld", "" for a control token.
     std::string token_to_piece(token_id id) const {

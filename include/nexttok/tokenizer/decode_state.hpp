@@ -2,6 +2,11 @@
 // streaming detokenizer) gives exactly what decoding the whole sequence at once gives.
 #pragma once
 
+#include <nexttok/types.hpp>
+
+#include <span>
+#include <string>
+
 namespace nexttok {
 
 struct decode_state {
@@ -11,5 +16,15 @@ struct decode_state {
     // only clears it.
     bool at_start = true;
 };
+
+// The text of a whole sequence: tok.decode_piece for each token, from a fresh state. The decode()
+// of every tokenizer, so that it is by construction what the streaming detokenizer gives.
+template <class Tokenizer>
+std::string decode_tokens(const Tokenizer& tok, std::span<const token_id> tokens) {
+    std::string out;
+    decode_state state;
+    for (const token_id id : tokens) tok.decode_piece(id, state, out);
+    return out;
+}
 
 }  // namespace nexttok

@@ -101,12 +101,7 @@ public:
         if (!piece.empty()) state.at_start = false;
     }
 
-    std::string decode(std::span<const token_id> tokens) const {
-        std::string out;
-        decode_state state;
-        for (const token_id id : tokens) decode_piece(id, state, out);
-        return out;
-    }
+    std::string decode(std::span<const token_id> tokens) const { return decode_tokens(*this, tokens); }
 
     // The bytes of one token, without the start-of-text rule: " Hello" for "▁Hello".
     std::string token_to_piece(token_id id) const {
