@@ -277,6 +277,7 @@ inline __mmask64 first_bytes(std::int64_t n) noexcept {
 template <int Shift, int NT>
 inline void quad_times_tokens(__m512 (&acc)[NT], const q8_act_row* const* x, std::int64_t b, __m512i lo, __m512i hi,
                               __m512 wd) noexcept {
+    NEXTTOK_UNROLL
     for (int t = 0; t < NT; ++t) {
         const q8_act_row& xr = *x[t];
         const std::int8_t* xq = xr.qs4 + 32 * b;
@@ -303,28 +304,29 @@ inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, s
     const __m512i dpick = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 51, 51, 51, 51, 34, 34, 34, 34,
                                            17, 17, 17, 17, 0, 0, 0, 0);
     const __m512i bias = _mm512_set1_epi8(-128);
-    for (std::int64_t b = b0; b < b1; b += 4) {
-        const std::int64_t k = std::min<std::int64_t>(4, b1 - b);
+    // s0, s64, s8, s72: the quad's bytes from 0, 64, 8 and 72.
+    auto step = [&](int r, std::int64_t b, __m512i s0, __m512i s64, __m512i s8, __m512i s72) {
+        const __m512i lo = _mm512_xor_si512(_mm512_permutex2var_epi8(s0, pick_lo, s64), bias);
+        const __m512i hi = _mm512_xor_si512(_mm512_permutex2var_epi8(s8, pick_hi, s72), bias);
+        const __m512 wd = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi16(s0, dpick, s64)));
+        quad_times_tokens<4>(a.v[r], x, b, lo, hi, wd);  // the correction: -128 * lane sum
+    };
+    std::int64_t b = b0;
+    for (; b + 4 <= b1; b += 4) {
         pf.advance(NR * 4 * sizeof(block_q8_0));
+        NEXTTOK_UNROLL
         for (int r = 0; r < NR; ++r) {
             const char* p = reinterpret_cast<const char*>(w[r] + b);
-            __m512i s0, s64, s8, s72;  // the quad's bytes from 0, 64, 8 and 72
-            if (k == 4) {
-                s0 = _mm512_loadu_si512(p);
-                s64 = _mm512_loadu_si512(p + 64);
-                s8 = _mm512_loadu_si512(p + 8);
-                s72 = _mm512_loadu_si512(p + 72);
-            } else {
-                const std::int64_t n = 34 * k;
-                s0 = _mm512_maskz_loadu_epi8(first_bytes(n), p);
-                s64 = _mm512_maskz_loadu_epi8(first_bytes(n - 64), p + 64);
-                s8 = _mm512_maskz_loadu_epi8(first_bytes(n - 8), p + 8);
-                s72 = _mm512_maskz_loadu_epi8(first_bytes(n - 72), p + 72);
-            }
-            const __m512i lo = _mm512_xor_si512(_mm512_permutex2var_epi8(s0, pick_lo, s64), bias);
-            const __m512i hi = _mm512_xor_si512(_mm512_permutex2var_epi8(s8, pick_hi, s72), bias);
-            const __m512 wd = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi16(s0, dpick, s64)));
-            quad_times_tokens<4>(a.v[r], x, b, lo, hi, wd);  // the correction: -128 * lane sum
+            step(r, b, _mm512_loadu_si512(p), _mm512_loadu_si512(p + 64), _mm512_loadu_si512(p + 8),
+                 _mm512_loadu_si512(p + 72));
+        }
+    }
+    if (b < b1) {  // 1-3 blocks at the end of a row
+        const std::int64_t n = 34 * (b1 - b);
+        for (int r = 0; r < NR; ++r) {
+            const char* p = reinterpret_cast<const char*>(w[r] + b);
+            step(r, b, _mm512_maskz_loadu_epi8(first_bytes(n), p), _mm512_maskz_loadu_epi8(first_bytes(n - 64), p + 64),
+                 _mm512_maskz_loadu_epi8(first_bytes(n - 8), p + 8), _mm512_maskz_loadu_epi8(first_bytes(n - 72), p + 72));
         }
     }
     a.store(acc, ld);
@@ -343,24 +345,26 @@ inline void qdot_range(const block_q4_0* const* w, const q8_act_row* const* x, s
     const __m512i low4 = _mm512_set1_epi8(0x0f);
     const __m512i dpick = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 27, 27, 27, 27, 18, 18, 18, 18,
                                            9, 9, 9, 9, 0, 0, 0, 0);
-    for (std::int64_t b = b0; b < b1; b += 4) {
-        const std::int64_t k = std::min<std::int64_t>(4, b1 - b);
+    // lo, hi: the quad's bytes from 0 and from 8.
+    auto step = [&](int r, std::int64_t b, __m512i lo, __m512i hi) {
+        const __m512i q = _mm512_permutex2var_epi8(lo, pick, hi);
+        const __m512i ql = _mm512_and_si512(q, low4), qh = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
+        const __m512 wd = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(dpick, lo)));
+        quad_times_tokens<0>(a.v[r], x, b, ql, qh, wd);  // sum (nibble - 8) x = sum nibble x - 8 sum x
+    };
+    std::int64_t b = b0;
+    for (; b + 4 <= b1; b += 4) {
         pf.advance(NR * 4 * sizeof(block_q4_0));
+        NEXTTOK_UNROLL
         for (int r = 0; r < NR; ++r) {
             const char* p = reinterpret_cast<const char*>(w[r] + b);
-            __m512i lo, hi;
-            if (k == 4) {
-                lo = _mm512_loadu_si512(p);
-                hi = _mm512_loadu_si512(p + 8);
-            } else {
-                lo = _mm512_maskz_loadu_epi8((1ull << (18 * k)) - 1, p);
-                hi = _mm512_setzero_si512();
-            }
-            const __m512i q = _mm512_permutex2var_epi8(lo, pick, hi);
-            const __m512i ql = _mm512_and_si512(q, low4), qh = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
-            const __m512 wd = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(dpick, lo)));
-            quad_times_tokens<0>(a.v[r], x, b, ql, qh, wd);  // sum (nibble - 8) x = sum nibble x - 8 sum x
+            step(r, b, _mm512_loadu_si512(p), _mm512_loadu_si512(p + 8));
         }
+    }
+    if (b < b1) {  // 1-3 blocks at the end of a row; the activations' padding is zero
+        const __mmask64 m = (__mmask64{1} << (18 * (b1 - b))) - 1;
+        for (int r = 0; r < NR; ++r)
+            step(r, b, _mm512_maskz_loadu_epi8(m, w[r] + b), _mm512_setzero_si512());
     }
     a.store(acc, ld);
 }
@@ -382,6 +386,7 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
                                    _mm512_set_epi32(7, 7, 7, 7, 7, 7, 7, 7, 5, 5, 5, 5, 5, 5, 5, 5)};
     for (std::int64_t b = b0; b < b1; ++b) {
         pf.advance(NR * sizeof(block_q4_k));
+        NEXTTOK_UNROLL
         for (int r = 0; r < NR; ++r) {
             const block_q4_k& wb = w[r][b];
             // The 6-bit scales and minimums (ggml's get_scale_min_k4), four at a time.
@@ -404,6 +409,7 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
                 q[2 * h] = _mm512_and_si512(raw, low4);                              // sub-blocks 4h, 4h + 2
                 q[2 * h + 1] = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low4);  // sub-blocks 4h + 1, 4h + 3
             }
+            NEXTTOK_UNROLL
             for (int t = 0; t < NT; ++t) {
                 const q8_act_row& xr = *x[t];
                 // Lanes 0-7: d sc_j xd_j, the scale of sub-block j's integer dot.

@@ -14,6 +14,14 @@
 #include <immintrin.h>
 #endif
 
+// Fully unrolls the loop that follows (over a tile's rows or tokens), so that its accumulators
+// stay in registers: GCC keeps a long loop body rolled and spills them to the stack otherwise.
+#if defined(__GNUC__)
+#define NEXTTOK_UNROLL _Pragma("GCC unroll 16")
+#else
+#define NEXTTOK_UNROLL
+#endif
+
 namespace nexttok::detail::simd {
 
 template <class T>
