@@ -129,9 +129,51 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
     auto* lane_d = const_cast<float*>(row.lane_d);
     auto* dsum = const_cast<float*>(row.dsum);
     const std::int64_t nb = n_ / 32;
+#if defined(NEXTTOK_INT8_ZMM)
+    auto* qs4 = const_cast<std::int8_t*>(row.qs4);
+    auto* neg8_4 = const_cast<std::int32_t*>(row.neg8_4);
+    auto* lane_d4 = const_cast<float*>(row.lane_d4);
+    auto* qs_k = const_cast<std::int8_t*>(row.qs_k);
+    auto* d_out = const_cast<float*>(row.d);
+    const bool k_grouping = n_ % 256 == 0;
+#endif
     for (std::int64_t b = 0; b < nb; ++b) {
         const X* xb = x + b * 32;
         std::int8_t* q = qs + b * 32;
+#if defined(NEXTTOK_INT8_ZMM)
+        const __m512 v0 = s::load(xb), v1 = s::load(xb + 16);
+        const __m512 m = _mm512_max_ps(_mm512_abs_ps(v0), _mm512_abs_ps(v1));
+        __m256 m8 = _mm256_max_ps(_mm512_castps512_ps256(m), _mm512_extractf32x8_ps(m, 1));
+        __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(m8), _mm256_extractf128_ps(m8, 1));
+        m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+        const float amax = _mm_cvtss_f32(_mm_max_ss(m4, _mm_movehdup_ps(m4)));
+        const float d = amax / 127.0f;
+        const __m512 id = _mm512_set1_ps(amax > 0.0f ? 127.0f / amax : 0.0f);
+        const __m128i q0 = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(v0, id)));
+        const __m128i q1 = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(v1, id)));
+        const __m256i q01 = _mm256_set_m128i(q1, q0);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), q01);
+        // The 8 lane sums of 4 values, their -8 multiples, the lane scales.
+        const __m256i ls = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(1), q01);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(neg8 + 8 * b), _mm256_mullo_epi32(ls, _mm256_set1_epi32(-8)));
+        const __m256 dv = _mm256_set1_ps(d);
+        _mm256_storeu_ps(lane_d + 8 * b, dv);
+        const __m128i ls4 = _mm_add_epi32(_mm256_castsi256_si128(ls), _mm256_extracti128_si256(ls, 1));
+        __m128i s2 = _mm_add_epi32(ls4, _mm_unpackhi_epi64(ls4, ls4));
+        s2 = _mm_add_epi32(s2, _mm_shuffle_epi32(s2, 1));
+        dsum[b] = d * static_cast<float>(_mm_cvtsi128_si32(s2));
+        // The q4_0 grouping: block i of quad k gives bytes 16 i.. of both halves, lanes 4 i..4 i + 3.
+        const std::int64_t k = b / 4, i = b % 4;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(qs4 + 128 * k + 16 * i), q0);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(qs4 + 128 * k + 64 + 16 * i), q1);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(neg8_4 + 16 * k + 4 * i), _mm_mullo_epi32(ls4, _mm_set1_epi32(-8)));
+        _mm_storeu_ps(lane_d4 + 16 * k + 4 * i, _mm256_castps256_ps128(dv));
+        d_out[b] = d;
+        if (k_grouping) {  // the q4_k grouping: blocks 0, 2, 1, 3, 4, 6, 5, 7 (an involution)
+            constexpr int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(qs_k + 32 * (b / 8 * 8 + order[b % 8])), q01);
+        }
+#else
 #if defined(__AVX512F__)
         const __m512 v0 = s::load(xb), v1 = s::load(xb + 16);
         const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(v0), _mm512_abs_ps(v1)));
@@ -154,39 +196,25 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
             sum += ls;
         }
         dsum[b] = d * static_cast<float>(sum);
+#endif
     }
     // Zero padding: a kernel may load a whole pair of blocks where the row has one left.
     std::fill(qs + n_, qs + 64 * lines(n_), std::int8_t{0});
     std::fill(neg8 + n_ / 4, neg8 + 16 * lines(n_), 0);
     std::fill(lane_d + n_ / 4, lane_d + 16 * lines(n_), 0.0f);
     std::fill(dsum + nb, dsum + 16 * lines(n_ / 8), 0.0f);
-    if constexpr (!q8_act_row::grouped) return;
-    // The q4_0 grouping, quads padded with zeros.
-    auto* qs4 = const_cast<std::int8_t*>(row.qs4);
-    auto* neg8_4 = const_cast<std::int32_t*>(row.neg8_4);
-    auto* lane_d4 = const_cast<float*>(row.lane_d4);
-    const std::int64_t n4 = (n_ + 127) / 128 * 128;
-    std::fill(qs4 + n_ / 128 * 128, qs4 + n4, std::int8_t{0});
-    for (std::int64_t b = 0; b < nb; ++b) {
-        const std::int64_t k = b / 4, i = b % 4;
-        std::memcpy(qs4 + 128 * k + 16 * i, qs + 32 * b, 16);
-        std::memcpy(qs4 + 128 * k + 64 + 16 * i, qs + 32 * b + 16, 16);
+#if defined(NEXTTOK_INT8_ZMM)
+    {  // the rest of the last quad, and of the arrays' last lines
+        const std::int64_t n4 = (n_ + 127) / 128 * 128;
+        for (std::int64_t b = nb; b < n4 / 32; ++b) {
+            const std::int64_t k = b / 4, i = b % 4;
+            std::memset(qs4 + 128 * k + 16 * i, 0, 16);
+            std::memset(qs4 + 128 * k + 64 + 16 * i, 0, 16);
+            for (int u = 0; u < 4; ++u) neg8_4[16 * k + 4 * i + u] = 0, lane_d4[16 * k + 4 * i + u] = 0.0f;
+        }
+        std::fill(d_out + nb, d_out + 16 * lines(n_ / 8), 0.0f);
     }
-    for (std::int64_t l = 0; l < n4 / 8; ++l) {  // lane l: quad l / 16, bytes 4 (l % 16) of both halves
-        const std::int8_t* lo = qs4 + 128 * (l / 16) + 4 * (l % 16);
-        neg8_4[l] = -8 * (lo[0] + lo[1] + lo[2] + lo[3] + lo[64] + lo[65] + lo[66] + lo[67]);
-        const std::int64_t b = 4 * (l / 16) + (l % 16) / 4;
-        lane_d4[l] = b < nb ? lane_d[8 * b] : 0.0f;
-    }
-    // The block scales, and the q4_k grouping.
-    auto* d_out = const_cast<float*>(row.d);
-    for (std::int64_t b = 0; b < nb; ++b) d_out[b] = lane_d[8 * b];
-    std::fill(d_out + nb, d_out + 16 * lines(n_ / 8), 0.0f);
-    if (n_ % 256 == 0) {
-        auto* qs_k = const_cast<std::int8_t*>(row.qs_k);
-        constexpr int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
-        for (std::int64_t b = 0; b < nb; ++b) std::memcpy(qs_k + 32 * b, qs + 32 * (b / 8 * 8 + order[b % 8]), 32);
-    }
+#endif
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
