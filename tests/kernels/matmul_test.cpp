@@ -114,7 +114,8 @@ TEST(matmul, f16_weights_float_activations) { check_matmul<Eigen::half, float>(3
 TEST(matmul, f16_weights_two_token_groups) { check_matmul<Eigen::half, float>(37, 1000, 70); }
 TEST(matmul, q8_0_weights) { check_matmul<block_q8_0, float>(37, 1024, 53); }
 TEST(matmul, q4_0_weights) { check_matmul<block_q4_0, Eigen::half>(37, 1024, 53); }
-// 33, 34 and 35 blocks a row: the integer kernels' groups of 4 blocks end with a partial group.
+// 33, 34 and 35 blocks a row: the integer kernels' groups of 4 (q8_0) or 8 (q4_0) blocks end with
+// a partial group; for q4_0 also 37 and 39 (partial groups of 5 and 7 blocks, past byte 72).
 TEST(matmul, q8_0_weights_partial_block_groups) {
     check_matmul<block_q8_0, float>(37, 1056, 53);
     check_matmul<block_q8_0, float>(37, 1088, 7);
@@ -124,6 +125,8 @@ TEST(matmul, q4_0_weights_partial_block_groups) {
     check_matmul<block_q4_0, float>(37, 1056, 53);
     check_matmul<block_q4_0, float>(37, 1088, 7);
     check_matmul<block_q4_0, float>(37, 1120, 7);
+    check_matmul<block_q4_0, float>(37, 1184, 7);
+    check_matmul<block_q4_0, float>(37, 1248, 53);
 }
 TEST(matmul, q4_k_weights) { check_matmul<block_q4_k, float>(37, 1536, 53); }
 

@@ -77,6 +77,22 @@ void check_quantization(const std::vector<X>& x) {
         const std::int64_t blk = 4 * (l / 16) + (l % 16) / 4;
         EXPECT_EQ(o.lane_d4[l], blk < n / 32 ? o.lane_d[8 * blk] : 0.0f) << "lane " << l;
     }
+    // The q4_0 octet grouping: octets of 8 blocks, parts of element offsets 0, 16, 8, 24.
+    const std::int64_t n8 = (n + 255) / 256 * 256;
+    const int part_offset[4] = {0, 16, 8, 24};
+    for (std::int64_t i = 0; i < n8; ++i) {
+        const std::int64_t oct = i / 256, m = (i % 256) / 64, k = (i % 64) / 8, j = i % 8;
+        const std::int64_t e = 32 * (8 * oct + k) + part_offset[m] + j;
+        ASSERT_EQ(o.qs8[i], e < n ? o.qs[e] : 0) << "qs8 " << i;
+    }
+    for (std::int64_t l = 0; l < n8 / 16; ++l) {
+        const std::int8_t* lane = o.qs8 + 256 * (l / 16) + 4 * (l % 16);
+        int sum = 0;
+        for (int m = 0; m < 4; ++m) sum += lane[64 * m] + lane[64 * m + 1] + lane[64 * m + 2] + lane[64 * m + 3];
+        EXPECT_EQ(o.neg8_8[l], -8 * sum) << "lane " << l;
+        const std::int64_t blk = l / 2;
+        EXPECT_EQ(o.lane_d8[l], blk < n / 32 ? o.lane_d[8 * blk] : 0.0f) << "lane " << l;
+    }
     for (std::int64_t b = 0; b < n / 32; ++b) EXPECT_EQ(o.d[b], o.lane_d[8 * b]) << "block " << b;
     // The q4_k grouping: blocks 0, 2, 1, 3, 4, 6, 5, 7 of every 256 elements.
     if (n % 256 == 0) {

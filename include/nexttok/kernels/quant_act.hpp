@@ -58,6 +58,14 @@ struct q8_act_row {
     // of 32 in the order 0, 2, 1, 3, 4, 6, 5, 7, the order of a q4_k block's low and high nibbles.
     const std::int8_t* qs_k;   // [n]
     const float* d;            // [n / 32]: the scale of each block (in element order)
+    // and grouped for q4_0 weights by octets of 8 blocks (256 elements, padded with zeros to whole
+    // octets): octet o holds four 64-byte parts, qs8[256o + 64m + 8k + j] = element
+    // 32(8o + k) + {0, 16, 8, 24}[m] + j (k, j < 8): the low and high nibbles of the first 8
+    // quant bytes of the 8 blocks, then of their last 8. Lane l of octet o (bytes 4l..4l+3 of
+    // each part) covers 16 elements of block 8o + l / 2.
+    const std::int8_t* qs8;      // [n]
+    const std::int32_t* neg8_8;  // [n / 16]: -8 * (sum of the lane's 16 values)
+    const float* lane_d8;        // [n / 16]: the scale d of the lane's block (block 8o + l / 2)
 
 #if defined(NEXTTOK_INT8_ZMM)
     static constexpr bool grouped = true;
@@ -73,21 +81,31 @@ public:
     void resize(std::int64_t n_tokens, std::int64_t n) {
         n_ = n;
         const std::int64_t full = lines(n), quarter = lines(n / 8), quads = lines((n + 127) / 128 * 128);
-        row_lines_ = 4 * full + 2 * quarter + 2 * quads;
+        const std::int64_t octets = lines((n + 255) / 256 * 256);
+        row_lines_ = 4 * full + 2 * quarter + 2 * quads + octets + 2 * lines(octets * 64 / 4);
         const auto size = static_cast<std::size_t>(n_tokens * row_lines_);
         if (store_.size() < size) store_.resize(size);
         rows_.resize(static_cast<std::size_t>(n_tokens));
         for (std::int64_t t = 0; t < n_tokens; ++t) {
-            std::byte* base = store_[static_cast<std::size_t>(t * row_lines_)].bytes;
-            rows_[static_cast<std::size_t>(t)] = {reinterpret_cast<const std::int8_t*>(base),
-                                                  reinterpret_cast<const std::int32_t*>(base + 64 * full),
-                                                  reinterpret_cast<const float*>(base + 128 * full),
-                                                  reinterpret_cast<const float*>(base + 192 * full),
-                                                  reinterpret_cast<const std::int8_t*>(base + 64 * (3 * full + quarter)),
-                                                  reinterpret_cast<const std::int32_t*>(base + 64 * (3 * full + quarter + quads)),
-                                                  reinterpret_cast<const float*>(base + 64 * (3 * full + quarter + quads) + 2 * quads * 64 / 4),
-                                                  reinterpret_cast<const std::int8_t*>(base + 64 * (3 * full + quarter + 2 * quads)),
-                                                  reinterpret_cast<const float*>(base + 64 * (4 * full + quarter + 2 * quads))};
+            std::byte* at = store_[static_cast<std::size_t>(t * row_lines_)].bytes;
+            auto take = [&at](std::int64_t n_lines) {
+                std::byte* p = at;
+                at += 64 * n_lines;
+                return p;
+            };
+            q8_act_row& r = rows_[static_cast<std::size_t>(t)];
+            r.qs = reinterpret_cast<const std::int8_t*>(take(full));
+            r.neg8 = reinterpret_cast<const std::int32_t*>(take(full));
+            r.lane_d = reinterpret_cast<const float*>(take(full));
+            r.dsum = reinterpret_cast<const float*>(take(quarter));
+            r.qs4 = reinterpret_cast<const std::int8_t*>(take(quads));
+            r.neg8_4 = reinterpret_cast<const std::int32_t*>(take(quads));
+            r.lane_d4 = reinterpret_cast<const float*>(r.neg8_4 + (quads * 64) / 8);
+            r.qs_k = reinterpret_cast<const std::int8_t*>(take(full));
+            r.d = reinterpret_cast<const float*>(take(quarter));
+            r.qs8 = reinterpret_cast<const std::int8_t*>(take(octets));
+            r.neg8_8 = reinterpret_cast<const std::int32_t*>(take(lines(octets * 64 / 4)));
+            r.lane_d8 = reinterpret_cast<const float*>(take(lines(octets * 64 / 4)));
         }
     }
 
@@ -135,6 +153,9 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
     auto* lane_d4 = const_cast<float*>(row.lane_d4);
     auto* qs_k = const_cast<std::int8_t*>(row.qs_k);
     auto* d_out = const_cast<float*>(row.d);
+    auto* qs8 = const_cast<std::int8_t*>(row.qs8);
+    auto* neg8_8 = const_cast<std::int32_t*>(row.neg8_8);
+    auto* lane_d8 = const_cast<float*>(row.lane_d8);
     const bool k_grouping = n_ % 256 == 0;
 #endif
     for (std::int64_t b = 0; b < nb; ++b) {
@@ -168,6 +189,17 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(qs4 + 128 * k + 64 + 16 * i), q1);
         _mm_storeu_si128(reinterpret_cast<__m128i*>(neg8_4 + 16 * k + 4 * i), _mm_mullo_epi32(ls4, _mm_set1_epi32(-8)));
         _mm_storeu_ps(lane_d4 + 16 * k + 4 * i, _mm256_castps256_ps128(dv));
+        // The q4_0 octet grouping: block k of octet o, lanes 2k and 2k + 1.
+        {
+            std::int8_t* q8 = qs8 + 256 * (b / 8) + 8 * (b % 8);
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(q8), q0);
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(q8 + 64), q1);
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(q8 + 128), _mm_unpackhi_epi64(q0, q0));
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(q8 + 192), _mm_unpackhi_epi64(q1, q1));
+            const __m128i ls2 = _mm_add_epi32(ls4, _mm_unpackhi_epi64(ls4, ls4));
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(neg8_8 + 2 * b), _mm_mullo_epi32(ls2, _mm_set1_epi32(-8)));
+            _mm_storel_pi(reinterpret_cast<__m64*>(lane_d8 + 2 * b), _mm256_castps256_ps128(dv));
+        }
         d_out[b] = d;
         if (k_grouping) {  // the q4_k grouping: blocks 0, 2, 1, 3, 4, 6, 5, 7 (an involution)
             constexpr int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
@@ -213,6 +245,13 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
             for (int u = 0; u < 4; ++u) neg8_4[16 * k + 4 * i + u] = 0, lane_d4[16 * k + 4 * i + u] = 0.0f;
         }
         std::fill(d_out + nb, d_out + 16 * lines(n_ / 8), 0.0f);
+        const std::int64_t n8 = (n_ + 255) / 256 * 256;
+        for (std::int64_t b = nb; b < n8 / 32; ++b) {
+            std::int8_t* q8 = qs8 + 256 * (b / 8) + 8 * (b % 8);
+            for (int m = 0; m < 4; ++m) std::memset(q8 + 64 * m, 0, 8);
+            neg8_8[2 * b] = neg8_8[2 * b + 1] = 0;
+            lane_d8[2 * b] = lane_d8[2 * b + 1] = 0.0f;
+        }
     }
 #endif
 }
@@ -251,17 +290,6 @@ struct acc16 {
 struct byte_index {
     alignas(64) std::uint8_t bytes[64];
 };
-
-// vpermt2b index over (the quad's bytes [0, 64), its bytes [8, 72)): the 16 quant bytes of q4_0
-// block i (at byte 18 i + 2) in bytes 16 i .. 16 i + 15.
-inline constexpr byte_index q4_0_quad_bytes = [] {
-    byte_index ix{};
-    for (int j = 0; j < 64; ++j) {
-        const int at = 18 * (j / 16) + 2 + j % 16;
-        ix.bytes[j] = static_cast<std::uint8_t>(at < 64 ? at : 64 + at - 8);
-    }
-    return ix;
-}();
 
 // vpermt2b indexes for four q8_0 blocks (34 bytes each, quant bytes from byte 2): bytes 16 i ..
 // 16 i + 15 take the first 16 quant bytes of block i from (the quad's bytes [0, 64), [64, 128));
@@ -360,39 +388,75 @@ inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, s
     a.store(acc, ld);
 }
 
-// Four q4_0 blocks (72 bytes) per step: their 64 quant bytes gathered by one two-source byte
-// permutation, their 4 scales by one word permutation; low and high nibbles multiply the two
-// halves of the activations' q4_0 grouping (q8_act_row::qs4), each int32 lane then holding 8
-// products of one block. A last group of 1-3 blocks (only at the end of a row) is read with a
-// mask (never past the row) and meets zero padding in the activations.
+// vpermt2b index for eight q4_0 blocks (144 bytes, quant bytes from byte 2): over (the octet's
+// bytes [0, 64), [72, 136)), byte 8k + j takes quant byte j of block k; over ([8, 72), [80, 144)),
+// quant byte 8 + j. Both are the same index: block k's byte sits at 18 (k % 4) + 2 + j of the
+// first source (k < 4) or of the second.
+inline constexpr byte_index q4_0_octet_bytes = [] {
+    byte_index ix{};
+    for (int i = 0; i < 64; ++i) ix.bytes[i] = static_cast<std::uint8_t>(18 * (i / 8 % 4) + 2 + i % 8 + (i >= 32 ? 64 : 0));
+    return ix;
+}();
+
+// The high nibble of every byte, by one affine transformation over GF(2): result bit i is
+// source bit i + 4 (i < 4), other bits zero.
+inline __m512i high_nibbles(__m512i v) noexcept {
+#if defined(__GFNI__)
+    return _mm512_gf2p8affine_epi64_epi8(v, _mm512_set1_epi64(0x1020408000000000), 0);
+#else
+    return _mm512_and_si512(_mm512_srli_epi16(v, 4), _mm512_set1_epi8(0x0f));
+#endif
+}
+
+// Eight q4_0 blocks (144 bytes) per step: the first 8 and the last 8 quant bytes of each block
+// gathered by one two-source byte permutation each, so that a lane of 4 bytes stays in one block
+// through all four integer dot products (low and high nibbles of both) and the float work (scale,
+// convert, multiply-add) is done once per 8 blocks. The 8 scales come by one two-source word
+// permutation. A last group of 1-7 blocks (only at the end of a row) is read with masks, never
+// past the row, and meets the activations' zero padding.
 template <int NR, int NT>
 inline void qdot_range(const block_q4_0* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                        float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
     acc16<NR, NT> a(acc, ld);
-    const __m512i pick = load_index(q4_0_quad_bytes);
+    const __m512i pick = load_index(q4_0_octet_bytes);
     const __m512i low4 = _mm512_set1_epi8(0x0f);
-    const __m512i dpick = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 27, 27, 27, 27, 18, 18, 18, 18,
-                                           9, 9, 9, 9, 0, 0, 0, 0);
-    // lo, hi: the quad's bytes from 0 and from 8.
-    auto step = [&](int r, std::int64_t b, __m512i lo, __m512i hi) {
-        const __m512i q = _mm512_permutex2var_epi8(lo, pick, hi);
-        const __m512i ql = _mm512_and_si512(q, low4), qh = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
-        const __m512 wd = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(dpick, lo)));
-        quad_times_tokens<0>(a.v[r], x, b, ql, qh, wd);  // sum (nibble - 8) x = sum nibble x - 8 sum x
+    // Lane l: block l / 2's scale, at word 9 (k % 4) of the first source (k < 4) or of the second.
+    const __m512i dpick = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 59, 59, 50, 50, 41, 41, 32, 32,
+                                           27, 27, 18, 18, 9, 9, 0, 0);
+    // s0, s72, s8, s80: the octet's bytes from 0, 72, 8 and 80.
+    auto step = [&](int r, std::int64_t b, __m512i s0, __m512i s72, __m512i s8, __m512i s80) {
+        const __m512i first = _mm512_permutex2var_epi8(s0, pick, s72), last = _mm512_permutex2var_epi8(s8, pick, s80);
+        const __m512i q[4] = {_mm512_and_si512(first, low4), high_nibbles(first), _mm512_and_si512(last, low4),
+                              high_nibbles(last)};
+        const __m512 wd = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi16(s0, dpick, s72)));
+        NEXTTOK_UNROLL
+        for (int t = 0; t < NT; ++t) {
+            const q8_act_row& xr = *x[t];
+            const std::int8_t* xq = xr.qs8 + 32 * b;
+            // sum (nibble - 8) x = sum nibble x - 8 sum x
+            __m512i sum = _mm512_load_si512(xr.neg8_8 + 2 * b);
+            for (int m = 0; m < 4; ++m) sum = _mm512_dpbusd_epi32(sum, q[m], _mm512_load_si512(xq + 64 * m));
+            const __m512 scale = _mm512_mul_ps(wd, _mm512_load_ps(xr.lane_d8 + 2 * b));
+            a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, a.v[r][t]);
+        }
     };
     std::int64_t b = b0;
-    for (; b + 4 <= b1; b += 4) {
-        pf.advance(NR * 4 * sizeof(block_q4_0));
+    for (; b + 8 <= b1; b += 8) {
+        pf.advance(NR * 8 * sizeof(block_q4_0));
         NEXTTOK_UNROLL
         for (int r = 0; r < NR; ++r) {
             const char* p = reinterpret_cast<const char*>(w[r] + b);
-            step(r, b, _mm512_loadu_si512(p), _mm512_loadu_si512(p + 8));
+            step(r, b, _mm512_loadu_si512(p), _mm512_loadu_si512(p + 72), _mm512_loadu_si512(p + 8),
+                 _mm512_loadu_si512(p + 80));
         }
     }
-    if (b < b1) {  // 1-3 blocks at the end of a row; the activations' padding is zero
-        const __mmask64 m = (__mmask64{1} << (18 * (b1 - b))) - 1;
-        for (int r = 0; r < NR; ++r)
-            step(r, b, _mm512_maskz_loadu_epi8(m, w[r] + b), _mm512_setzero_si512());
+    if (b < b1) {  // 1-7 blocks at the end of a row
+        const std::int64_t n = 18 * (b1 - b);
+        for (int r = 0; r < NR; ++r) {
+            const char* p = reinterpret_cast<const char*>(w[r] + b);
+            step(r, b, _mm512_maskz_loadu_epi8(first_bytes(n), p), _mm512_maskz_loadu_epi8(first_bytes(n - 72), p + 72),
+                 _mm512_maskz_loadu_epi8(first_bytes(n - 8), p + 8), _mm512_maskz_loadu_epi8(first_bytes(n - 80), p + 80));
+        }
     }
     a.store(acc, ld);
 }
