@@ -1,5 +1,5 @@
 // Element-wise and per-vector operations of the decoder: RMSNorm, LayerNorm, RoPE (adjacent
-// and NeoX pairing), softmax, SwiGLU and GELU.
+// and NeoX pairing), softmax, SwiGLU and GELU (the last three with the SIMD exponential).
 // Everything computes in float (sums of squares in double); outputs may be stored in any Scalar.
 #pragma once
 
@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace nexttok {
 
@@ -67,37 +68,79 @@ inline void rope_table(std::int64_t pos, std::int64_t rope_dim, float theta, flo
     }
 }
 
-// In place: x = exp(x - max) / sum. Returns nothing; n >= 1.
-inline void softmax(float* x, std::int64_t n) noexcept {
-    float max = x[0];
-    for (std::int64_t i = 1; i < n; ++i) max = x[i] > max ? x[i] : max;
-    double sum = 0.0;
-    for (std::int64_t i = 0; i < n; ++i) {
-        x[i] = std::exp(x[i] - max);
-        sum += x[i];
+namespace detail {
+
+// For i in [0, n) by SIMD vectors: out[i] = Out(f(a[i], b[i])), f taking and returning simd::vec.
+// The last partial vector goes through a zero-padded copy, so every element takes the same
+// instructions whatever its position (and results do not depend on n).
+template <class Out, class F>
+inline void map_vectors(const float* a, const float* b, std::int64_t n, Out* out, F&& f) noexcept {
+    namespace s = simd;
+    auto put = [](Out* o, s::vec v, std::int64_t count) {
+        alignas(64) float tmp[s::width];
+        s::store(tmp, v);
+        for (std::int64_t k = 0; k < count; ++k) o[k] = static_cast<Out>(tmp[k]);
+    };
+    std::int64_t i = 0;
+    for (; i + s::width <= n; i += s::width) {
+        const s::vec v = f(s::load(a + i), s::load(b + i));
+        if constexpr (std::is_same_v<Out, float>) s::store(out + i, v);
+        else put(out + i, v, s::width);
     }
-    const float inv = static_cast<float>(1.0 / sum);
-    for (std::int64_t i = 0; i < n; ++i) x[i] *= inv;
+    if (i < n) {
+        alignas(64) float ta[s::width] = {}, tb[s::width] = {};
+        for (std::int64_t k = i; k < n; ++k) ta[k - i] = a[k], tb[k - i] = b[k];
+        put(out + i, f(s::load(ta), s::load(tb)), n - i);
+    }
+}
+
+}  // namespace detail
+
+// In place: x = exp(x - max) / sum (exp: simd::exp, within 2 ulp; the sum in double, as four
+// partial sums of the indexes i % 4, added in a fixed order). n >= 1.
+inline void softmax(float* x, std::int64_t n) noexcept {
+    namespace s = detail::simd;
+    float mx[8];  // partial maxima (max is exact in any order)
+    for (int k = 0; k < 8; ++k) mx[k] = x[0];
+    std::int64_t j = 0;
+    for (; j + 8 <= n; j += 8)
+        for (int k = 0; k < 8; ++k) mx[k] = x[j + k] > mx[k] ? x[j + k] : mx[k];
+    for (; j < n; ++j) mx[0] = x[j] > mx[0] ? x[j] : mx[0];
+    float max = mx[0];
+    for (int k = 1; k < 8; ++k) max = mx[k] > max ? mx[k] : max;
+    const s::vec m = s::set1(max);
+    detail::map_vectors(x, x, n, x, [m](s::vec v, s::vec) { return s::exp(s::sub(v, m)); });
+    double part[4] = {0.0, 0.0, 0.0, 0.0};
+    std::int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; ++k) part[k] += x[i + k];
+    for (; i < n; ++i) part[i % 4] += x[i];
+    const s::vec inv = s::set1(static_cast<float>(1.0 / ((part[0] + part[1]) + (part[2] + part[3]))));
+    detail::map_vectors(x, x, n, x, [inv](s::vec v, s::vec) { return s::mul(v, inv); });
 }
 
 // out[i] = Scalar(silu(gate[i]) * up[i]), silu(g) = g / (1 + exp(-g)).
 template <class Out>
 inline void swiglu(const float* gate, const float* up, std::int64_t n, Out* out) noexcept {
-    for (std::int64_t i = 0; i < n; ++i) {
-        const float g = gate[i];
-        out[i] = static_cast<Out>(g / (1.0f + std::exp(-g)) * up[i]);
-    }
+    namespace s = detail::simd;
+    const s::vec one = s::set1(1.0f);
+    detail::map_vectors(gate, up, n, out, [one](s::vec g, s::vec u) {
+        return s::mul(s::div(g, s::add(one, s::exp(s::sub(s::zero(), g)))), u);
+    });
 }
 
 // out[i] = Scalar(gelu(x[i])) with GPT-2's tanh approximation:
-// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), tanh(y) = 1 - 2 / (exp(2y) + 1).
 template <class Out>
 inline void gelu_tanh(const float* x, std::int64_t n, Out* out) noexcept {
-    constexpr float sqrt_2_over_pi = 0.7978845608028654f;
-    for (std::int64_t i = 0; i < n; ++i) {
-        const float v = x[i];
-        out[i] = static_cast<Out>(0.5f * v * (1.0f + std::tanh(sqrt_2_over_pi * (v + 0.044715f * v * v * v))));
-    }
+    namespace s = detail::simd;
+    const s::vec one = s::set1(1.0f), two = s::set1(2.0f), half = s::set1(0.5f);
+    const s::vec c = s::set1(0.7978845608028654f), c3 = s::set1(0.044715f);
+    detail::map_vectors(x, x, n, out, [=](s::vec v, s::vec) {
+        const s::vec y = s::mul(c, s::fmadd(s::mul(c3, v), s::mul(v, v), v));
+        const s::vec t = s::sub(one, s::div(two, s::add(s::exp(s::mul(two, y)), one)));
+        return s::mul(s::mul(half, v), s::add(one, t));
+    });
 }
 
 }  // namespace nexttok

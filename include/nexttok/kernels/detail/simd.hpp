@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 
 #if defined(__AVX512F__) || defined(__F16C__)
@@ -90,6 +91,25 @@ inline vec set1(float v) noexcept { return _mm512_set1_ps(v); }
 inline vec mul(vec a, vec b) noexcept { return _mm512_mul_ps(a, b); }
 inline vec sub(vec a, vec b) noexcept { return _mm512_sub_ps(a, b); }
 inline void store(float* p, vec v) noexcept { _mm512_storeu_ps(p, v); }
+inline vec div(vec a, vec b) noexcept { return _mm512_div_ps(a, b); }
+
+// e^x, within 2 ulp: x = n ln 2 + r (|r| <= ln 2 / 2, ln 2 in two parts), e^r by a degree-7
+// polynomial, times 2^n by scalef (overflow to infinity, underflow through the subnormals to 0).
+inline vec exp(vec x) noexcept {
+    x = _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));  // NaN stays NaN
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_scalef_ps(p, n);
+}
 
 using ivec = __m512i;
 // Reads exactly `width` (16) bytes, zero- or sign-extended to int32 lanes.
@@ -138,6 +158,29 @@ inline vec set1(float v) noexcept { return _mm256_set1_ps(v); }
 inline vec mul(vec a, vec b) noexcept { return _mm256_mul_ps(a, b); }
 inline vec sub(vec a, vec b) noexcept { return _mm256_sub_ps(a, b); }
 inline void store(float* p, vec v) noexcept { _mm256_storeu_ps(p, v); }
+inline vec div(vec a, vec b) noexcept { return _mm256_div_ps(a, b); }
+
+// e^x as the AVX-512 version, 2^n applied as two factors 2^(n/2) built in the exponent field
+// (n is in [-150, 128]: each factor is a normal float).
+inline vec exp(vec x) noexcept {
+    x = _mm256_min_ps(_mm256_set1_ps(89.0f), _mm256_max_ps(_mm256_set1_ps(-104.0f), x));  // NaN stays NaN
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    const __m256i ni = _mm256_cvtps_epi32(n);
+    const __m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
+    const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, _mm256_set1_epi32(127)), 23));
+    const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, _mm256_set1_epi32(127)), 23));
+    return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+}
 
 using ivec = __m256i;
 // Reads exactly `width` (8) bytes, zero- or sign-extended to int32 lanes.
@@ -167,6 +210,8 @@ inline vec load(const T* p) noexcept {
     return to_float(*p);
 }
 inline vec fmadd(vec a, vec b, vec c) noexcept { return a * b + c; }
+inline vec div(vec a, vec b) noexcept { return a / b; }
+inline vec exp(vec x) noexcept { return std::exp(x); }
 inline vec add(vec a, vec b) noexcept { return a + b; }
 inline float reduce(vec v) noexcept { return v; }
 inline vec set1(float v) noexcept { return v; }
