@@ -129,6 +129,13 @@ TEST(matmul, q4_0_weights_partial_block_groups) {
     check_matmul<block_q4_0, float>(37, 1248, 53);
 }
 TEST(matmul, q4_k_weights) { check_matmul<block_q4_k, float>(37, 1536, 53); }
+// Rows longer than one prefill range of the integer kernels (2048 columns), the second range
+// ending in a partial group: the ranges' partial sums must give the decode results bitwise.
+TEST(matmul, integer_kernels_over_two_column_ranges) {
+    check_matmul<block_q8_0, float>(21, 2048 + 96, 15);   // 64 + 3 blocks
+    check_matmul<block_q4_0, float>(21, 2048 + 224, 15);  // 64 + 7 blocks
+    check_matmul<block_q4_k, float>(21, 2048 + 512, 15);  // 8 + 2 super-blocks
+}
 
 TEST(matmul, group_equals_separate_calls) {
     const matrix<block_q4_0> a(40, 512, 1);

@@ -64,7 +64,7 @@ void check_quantization(const std::vector<X>& x) {
         EXPECT_EQ(o.lane_d[i], 0.0f);
     }
     if (!q8_act_row::grouped) return;
-    // The q4_0 grouping: quads of 4 blocks, low halves then high halves, zero past the row.
+    // The q8_0 grouping: quads of 4 blocks, first halves then last halves, zero past the row.
     const std::int64_t n4 = (n + 127) / 128 * 128;
     for (std::int64_t i = 0; i < n4; ++i) {
         const std::int64_t k = i / 128, half = (i % 128) / 64, blk = (i % 64) / 16, j = i % 16;
@@ -73,7 +73,7 @@ void check_quantization(const std::vector<X>& x) {
     }
     for (std::int64_t l = 0; l < n4 / 8; ++l) {
         const std::int8_t* lo = o.qs4 + 128 * (l / 16) + 4 * (l % 16);
-        EXPECT_EQ(o.neg8_4[l], -8 * (lo[0] + lo[1] + lo[2] + lo[3] + lo[64] + lo[65] + lo[66] + lo[67])) << "lane " << l;
+        EXPECT_EQ(o.neg128_4[l], -128 * (lo[0] + lo[1] + lo[2] + lo[3] + lo[64] + lo[65] + lo[66] + lo[67])) << "lane " << l;
         const std::int64_t blk = 4 * (l / 16) + (l % 16) / 4;
         EXPECT_EQ(o.lane_d4[l], blk < n / 32 ? o.lane_d[8 * blk] : 0.0f) << "lane " << l;
     }

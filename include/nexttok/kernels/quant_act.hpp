@@ -47,13 +47,14 @@ struct q8_act_row {
     const float* lane_d;       // [n / 4]: the scale d of the block of lane l (block l / 8)
     const float* dsum;         // [n / 32]: d * (sum of the block's qs), q4_k's minimum term
     // Only where the kernels use them (q8_act_row::grouped, the AVX-512 kernels), the same values
-    // grouped for q8_0 and q4_0 weights, by quads of 4 blocks (128 elements, padded with
-    // zeros to whole quads): in quad k, qs4[128k + 16i + j] = element 32(4k + i) + j and
-    // qs4[128k + 64 + 16i + j] = element 32(4k + i) + 16 + j (i < 4, j < 16), the order of the low
-    // and high nibbles of the 4 blocks. Lane l of quad k covers bytes 4l..4l+3 of both halves.
-    const std::int8_t* qs4;     // [n]
-    const std::int32_t* neg8_4;  // [n / 8]: -8 * (sum of the lane's 8 values)
-    const float* lane_d4;       // [n / 8]: the scale d of the lane's block (block 4k + l / 4)
+    // grouped for q8_0 weights, by quads of 4 blocks (128 elements, padded with zeros to whole
+    // quads): in quad k, qs4[128k + 16i + j] = element 32(4k + i) + j and
+    // qs4[128k + 64 + 16i + j] = element 32(4k + i) + 16 + j (i < 4, j < 16), the order in which
+    // the q8_0 kernel gathers the first and last 16 quant bytes of 4 blocks. Lane l of quad k
+    // covers bytes 4l..4l+3 of both halves.
+    const std::int8_t* qs4;        // [n]
+    const std::int32_t* neg128_4;  // [n / 8]: -128 * (sum of the lane's 8 values)
+    const float* lane_d4;          // [n / 8]: the scale d of the lane's block (block 4k + l / 4)
     // and grouped for q4_k weights (n % 256 == 0 only, else unset): in each 256 elements, blocks
     // of 32 in the order 0, 2, 1, 3, 4, 6, 5, 7, the order of a q4_k block's low and high nibbles.
     const std::int8_t* qs_k;   // [n]
@@ -99,8 +100,8 @@ public:
             r.lane_d = reinterpret_cast<const float*>(take(full));
             r.dsum = reinterpret_cast<const float*>(take(quarter));
             r.qs4 = reinterpret_cast<const std::int8_t*>(take(quads));
-            r.neg8_4 = reinterpret_cast<const std::int32_t*>(take(quads));
-            r.lane_d4 = reinterpret_cast<const float*>(r.neg8_4 + (quads * 64) / 8);
+            r.neg128_4 = reinterpret_cast<const std::int32_t*>(take(quads));
+            r.lane_d4 = reinterpret_cast<const float*>(r.neg128_4 + (quads * 64) / 8);
             r.qs_k = reinterpret_cast<const std::int8_t*>(take(full));
             r.d = reinterpret_cast<const float*>(take(quarter));
             r.qs8 = reinterpret_cast<const std::int8_t*>(take(octets));
@@ -149,7 +150,7 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
     const std::int64_t nb = n_ / 32;
 #if defined(NEXTTOK_INT8_ZMM)
     auto* qs4 = const_cast<std::int8_t*>(row.qs4);
-    auto* neg8_4 = const_cast<std::int32_t*>(row.neg8_4);
+    auto* neg128_4 = const_cast<std::int32_t*>(row.neg128_4);
     auto* lane_d4 = const_cast<float*>(row.lane_d4);
     auto* qs_k = const_cast<std::int8_t*>(row.qs_k);
     auto* d_out = const_cast<float*>(row.d);
@@ -183,11 +184,11 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
         __m128i s2 = _mm_add_epi32(ls4, _mm_unpackhi_epi64(ls4, ls4));
         s2 = _mm_add_epi32(s2, _mm_shuffle_epi32(s2, 1));
         dsum[b] = d * static_cast<float>(_mm_cvtsi128_si32(s2));
-        // The q4_0 grouping: block i of quad k gives bytes 16 i.. of both halves, lanes 4 i..4 i + 3.
+        // The q8_0 grouping: block i of quad k gives bytes 16 i.. of both halves, lanes 4 i..4 i + 3.
         const std::int64_t k = b / 4, i = b % 4;
         _mm_storeu_si128(reinterpret_cast<__m128i*>(qs4 + 128 * k + 16 * i), q0);
         _mm_storeu_si128(reinterpret_cast<__m128i*>(qs4 + 128 * k + 64 + 16 * i), q1);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(neg8_4 + 16 * k + 4 * i), _mm_mullo_epi32(ls4, _mm_set1_epi32(-8)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(neg128_4 + 16 * k + 4 * i), _mm_mullo_epi32(ls4, _mm_set1_epi32(-128)));
         _mm_storeu_ps(lane_d4 + 16 * k + 4 * i, _mm256_castps256_ps128(dv));
         // The q4_0 octet grouping: block k of octet o, lanes 2k and 2k + 1.
         {
@@ -242,7 +243,7 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
             const std::int64_t k = b / 4, i = b % 4;
             std::memset(qs4 + 128 * k + 16 * i, 0, 16);
             std::memset(qs4 + 128 * k + 64 + 16 * i, 0, 16);
-            for (int u = 0; u < 4; ++u) neg8_4[16 * k + 4 * i + u] = 0, lane_d4[16 * k + 4 * i + u] = 0.0f;
+            for (int u = 0; u < 4; ++u) neg128_4[16 * k + 4 * i + u] = 0, lane_d4[16 * k + 4 * i + u] = 0.0f;
         }
         std::fill(d_out + nb, d_out + 16 * lines(n_ / 8), 0.0f);
         const std::int64_t n8 = (n_ + 255) / 256 * 256;
@@ -273,7 +274,7 @@ namespace detail {
 // The accumulators of output (r, t) live in acc[r * ld + t * acc_slot, + 16): 16 float lanes.
 // Each *_range kernel adds weight blocks [b0, b1) of NR rows x NT tokens: it loads the
 // accumulators, runs the blocks in ascending order and stores them back (exactly), so splitting
-// the blocks into ranges (at multiples of 4 blocks) never changes a result.
+// the blocks into ranges (at multiples of 8 blocks) never changes a result.
 template <int NR, int NT>
 struct acc16 {
     __m512 v[NR][NT];
@@ -325,33 +326,12 @@ inline __mmask64 first_bytes(std::int64_t n) noexcept {
     return n >= 64 ? ~__mmask64{0} : n <= 0 ? __mmask64{0} : (__mmask64{1} << n) - 1;
 }
 
-// One weight row's step over a quad of blocks starting at block b, for NT tokens: lo and hi (the
-// unsigned weight bytes for the first and second halves of the four blocks) multiply the two
-// halves of each token's q4_0-grouped activations, starting from the lane sums' correction
-// (-8 * lane sum, shifted left by Shift), then one multiply-add by the weight scales wd times the
-// activation scales into the row's accumulators.
-template <int Shift, int NT>
-inline void quad_times_tokens(__m512 (&acc)[NT], const q8_act_row* const* x, std::int64_t b, __m512i lo, __m512i hi,
-                              __m512 wd) noexcept {
-    NEXTTOK_UNROLL
-    for (int t = 0; t < NT; ++t) {
-        const q8_act_row& xr = *x[t];
-        const std::int8_t* xq = xr.qs4 + 32 * b;
-        __m512i sum = _mm512_load_si512(xr.neg8_4 + 4 * b);
-        if constexpr (Shift > 0) sum = _mm512_slli_epi32(sum, Shift);
-        sum = _mm512_dpbusd_epi32(sum, lo, _mm512_load_si512(xq));
-        sum = _mm512_dpbusd_epi32(sum, hi, _mm512_load_si512(xq + 64));
-        const __m512 scale = _mm512_mul_ps(wd, _mm512_load_ps(xr.lane_d4 + 4 * b));
-        acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, acc[t]);
-    }
-}
-
-// Four q8_0 blocks (136 bytes) per step, grouped as for q4_0 (q8_act_row::qs4): the first halves
-// of the four blocks' quant bytes by one two-source byte permutation of the quad's bytes
-// [0, 128), the second halves by one of [8, 136), the four scales by one word permutation. A
-// last group of 1-3 blocks (only at the end of a row) is read with masks, never past the row.
-// Signed weights: w + 128 is unsigned, and sum (w + 128) x - 128 sum x takes its correction from
-// the activations' lane sums.
+// Four q8_0 blocks (136 bytes) per step, against the activations' quad grouping
+// (q8_act_row::qs4): the first halves of the four blocks' quant bytes by one two-source byte
+// permutation of the quad's bytes [0, 128), the second halves by one of [8, 136), the four scales
+// by one word permutation. A last group of 1-3 blocks (only at the end of a row) is read with
+// masks, never past the row. Signed weights: w + 128 is unsigned, and sum (w + 128) x - 128 sum x
+// takes its correction from the activations' lane sums (q8_act_row::neg128_4).
 template <int NR, int NT>
 inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                        float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
@@ -365,7 +345,16 @@ inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, s
         const __m512i lo = _mm512_xor_si512(_mm512_permutex2var_epi8(s0, pick_lo, s64), bias);
         const __m512i hi = _mm512_xor_si512(_mm512_permutex2var_epi8(s8, pick_hi, s72), bias);
         const __m512 wd = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi16(s0, dpick, s64)));
-        quad_times_tokens<4>(a.v[r], x, b, lo, hi, wd);  // the correction: -128 * lane sum
+        NEXTTOK_UNROLL
+        for (int t = 0; t < NT; ++t) {
+            const q8_act_row& xr = *x[t];
+            const std::int8_t* xq = xr.qs4 + 32 * b;
+            __m512i sum = _mm512_load_si512(xr.neg128_4 + 4 * b);  // the correction: -128 * lane sum
+            sum = _mm512_dpbusd_epi32(sum, lo, _mm512_load_si512(xq));
+            sum = _mm512_dpbusd_epi32(sum, hi, _mm512_load_si512(xq + 64));
+            const __m512 scale = _mm512_mul_ps(wd, _mm512_load_ps(xr.lane_d4 + 4 * b));
+            a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, a.v[r][t]);
+        }
     };
     std::int64_t b = b0;
     for (; b + 4 <= b1; b += 4) {
@@ -743,8 +732,8 @@ inline float qdot_result(const float* slot) noexcept { return slot[0] - slot[min
 
 // Adds weight blocks [b0, b1) of NR rows (each row's blocks at w[r]) times NT quantized
 // activation rows into the accumulators acc (output (r, t) at acc[r * ld + t * acc_slot], 64-byte
-// aligned, zero before the first range). A range boundary other than b1 must be a multiple of 4
-// blocks. `pf` as in dot_block_range.
+// aligned, zero before the first range). A range boundary other than b1 must be a multiple of 8
+// blocks (the q4_0 kernel's step). `pf` as in dot_block_range.
 template <int NR, int NT, class Block>
     requires has_int8_kernel<Block>
 inline void qdot_block_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
