@@ -1,7 +1,7 @@
-// The SIMD exponential and the operations built on it (softmax, SwiGLU, GELU) against their
-// closed forms computed in double: the exponential within 2 ulp over its whole range, with its
-// overflow, underflow and NaN; the others within a few float roundings, for lengths that end in a
-// partial vector, and with the same value for an element whatever its position or the length.
+// RMSNorm, the SIMD exponential and the operations built on it (softmax, SwiGLU, GELU) against
+// their closed forms computed in double: the exponential within 2 ulp over its whole range, with
+// its overflow, underflow and NaN; the others within a few float roundings, for lengths that end
+// in a partial vector, and with the same value for an element whatever its position or length.
 #include <nexttok/kernels/ops.hpp>
 
 #include <gtest/gtest.h>
@@ -94,6 +94,21 @@ TEST(swiglu, matches_the_closed_form_in_float_and_half) {
     std::vector<float> tail(3);
     swiglu(gate.data() + 5, up.data() + 5, 3, tail.data());
     for (int i = 0; i < 3; ++i) EXPECT_EQ(tail[i], out[5 + i]);
+}
+
+TEST(rms_norm, matches_the_closed_form) {
+    for (std::int64_t n : {7, 64, 2048 + 5}) {
+        const std::vector<float> x = random_values(static_cast<std::size_t>(n), 2.0f, 7), w = random_values(static_cast<std::size_t>(n), 1.0f, 8);
+        std::vector<float> out(static_cast<std::size_t>(n));
+        rms_norm(x.data(), w.data(), n, 1e-5f, out.data());
+        double ss = 0.0;
+        for (float v : x) ss += static_cast<double>(v) * v;
+        const double inv = 1.0 / std::sqrt(ss / static_cast<double>(n) + 1e-5);
+        for (std::int64_t i = 0; i < n; ++i) {
+            const double want = x[i] * inv * w[i];
+            ASSERT_NEAR(out[i], want, 3e-7 * std::fabs(want) + 1e-30) << "n " << n << " i " << i;
+        }
+    }
 }
 
 TEST(gelu_tanh, matches_the_closed_form) {
