@@ -98,7 +98,9 @@ public:
         up_.resize(n * c.hidden_dim);
         hb_.resize(n * c.hidden_dim);
         rope_.resize(n * c.rope_dim);
-        scores_.resize(static_cast<std::size_t>(pool_.size()) * reserved_positions_);
+        const auto group = static_cast<std::size_t>(c.n_heads / c.n_kv_heads);
+        scores_.resize(static_cast<std::size_t>(pool_.size()) * group * reserved_positions_);
+        attn_out_.resize(static_cast<std::size_t>(pool_.size()) * group * c.head_dim);
         work_.reserve(reserved_tokens_, std::max({c.dim, c.q_dim(), c.hidden_dim}));
     }
 
@@ -209,21 +211,47 @@ private:
         });
 
         // Causal grouped-query attention: token i (position pos0 + i) attends to positions
-        // [0, pos0 + i]; query head h reads key/value head h / (n_heads / n_kv_heads).
+        // [0, pos0 + i]; query head h reads key/value head h / (n_heads / n_kv_heads). A task
+        // takes several query heads of one key/value head, so that each cached key and value row
+        // is read once for all of them (per_task: the whole group, halved while that would leave
+        // fewer than two tasks per thread). Each head's scores and output are computed exactly as
+        // alone (dot_tile: the same sum per output), so the split changes no result.
         const std::int64_t group = c.n_heads / c.n_kv_heads;
-        pool_.parallel_for(n * c.n_heads, [&](std::int64_t task, int thread) {
-            const std::int64_t i = task / c.n_heads, h = task % c.n_heads;
+        std::int64_t per_task = group;
+        while (per_task % 2 == 0 && n * (c.n_heads / per_task) < 2 * pool_.size()) per_task /= 2;
+        const std::int64_t tasks_per_token = c.n_heads / per_task;
+        pool_.parallel_for(n * tasks_per_token, [&](std::int64_t task, int thread) {
+            const std::int64_t i = task / tasks_per_token, h0 = (task % tasks_per_token) * per_task;
             const std::int64_t n_pos = pos0 + i + 1;
-            const std::int64_t kv_off = (h / group) * hd;
-            const float* q = q_.data() + i * q_dim + h * hd;
-            float* scores = scores_.data() + static_cast<std::size_t>(thread) * reserved_positions_;
-            for (std::int64_t t = 0; t < n_pos; ++t) scores[t] = dot(cache.key(l, t) + kv_off, q, hd) * attn_scale_;
-            softmax(scores, n_pos);
-            float out[max_head_dim];
-            for (std::int64_t j = 0; j < hd; ++j) out[j] = 0.0f;
-            for (std::int64_t t = 0; t < n_pos; ++t) axpy(scores[t], cache.value(l, t) + kv_off, out, hd);
-            Scalar* dst = att_.data() + i * q_dim + h * hd;
-            for (std::int64_t j = 0; j < hd; ++j) dst[j] = static_cast<Scalar>(out[j]);
+            const std::int64_t kv_off = (h0 / group) * hd;
+            const float* q = q_.data() + i * q_dim + h0 * hd;  // head h0 + k at q + k * hd
+            // scores of head h0 + k at [k * reserved_positions_, + n_pos); its output at [k * hd, + hd)
+            float* scores = scores_.data() + static_cast<std::size_t>(thread) * group * reserved_positions_;
+            float* out = attn_out_.data() + static_cast<std::size_t>(thread) * group * hd;
+            for (std::int64_t t = 0; t < n_pos; ++t) {
+                const Scalar* key = cache.key(l, t) + kv_off;
+                float dots[4];
+                for (std::int64_t k = 0; k < per_task; k += 4) {
+                    const std::int64_t m = std::min<std::int64_t>(4, per_task - k);
+                    const float* qk[4];
+                    for (std::int64_t j = 0; j < m; ++j) qk[j] = q + (k + j) * hd;
+                    if (m == 4) dot_tile<4>(key, qk, hd, dots);
+                    else if (m == 3) dot_tile<3>(key, qk, hd, dots);
+                    else if (m == 2) dot_tile<2>(key, qk, hd, dots);
+                    else dot_tile<1>(key, qk, hd, dots);
+                    for (std::int64_t j = 0; j < m; ++j) scores[(k + j) * reserved_positions_ + t] = dots[j] * attn_scale_;
+                }
+            }
+            for (std::int64_t k = 0; k < per_task; ++k) softmax(scores + k * reserved_positions_, n_pos);
+            std::fill(out, out + per_task * hd, 0.0f);
+            for (std::int64_t t = 0; t < n_pos; ++t) {
+                const Scalar* value = cache.value(l, t) + kv_off;
+                for (std::int64_t k = 0; k < per_task; ++k) axpy(scores[k * reserved_positions_ + t], value, out + k * hd, hd);
+            }
+            for (std::int64_t k = 0; k < per_task; ++k) {
+                Scalar* dst = att_.data() + i * q_dim + (h0 + k) * hd;
+                for (std::int64_t j = 0; j < hd; ++j) dst[j] = static_cast<Scalar>(out[k * hd + j]);
+            }
         });
 
         // x += att Wo^T + bo
@@ -250,8 +278,6 @@ private:
         for (std::int64_t j = 0; j < n * dim; ++j) x_[j] += proj_[j];
     }
 
-    static constexpr std::int64_t max_head_dim = 1024;
-
     std::shared_ptr<const model> model_;
     thread_pool pool_;
     matmul_workspace work_;  // quantized activations of the current weight product
@@ -276,7 +302,8 @@ private:
     detail::aligned_vector<float> gate_, up_;  // (n, hidden_dim)
     detail::aligned_vector<Scalar> hb_;    // (n, hidden_dim) SwiGLU output
     detail::aligned_vector<float> rope_;   // (n, rope_dim) cos/sin pairs per token
-    std::vector<float> scores_; // (n_threads, max positions) attention weights
+    std::vector<float> scores_;    // (n_threads, query heads per key head, max positions) attention weights
+    std::vector<float> attn_out_;  // (n_threads, query heads per key head, head_dim) attention outputs
 };
 
 }  // namespace nexttok

@@ -51,7 +51,7 @@ struct model_config {
         positive(n_layers, "n_layers", 4096);
         positive(n_heads, "n_heads", 4096);
         positive(n_kv_heads, "n_kv_heads", 4096);
-        positive(head_dim, "head_dim", 1024);  // the decoder keeps one head on the stack
+        positive(head_dim, "head_dim", 1024);
         positive(max_seq_len, "max_seq_len", std::int64_t{1} << 24);
         if (n_heads % n_kv_heads != 0)
             fail("n_heads = " + std::to_string(n_heads) + " is not a multiple of n_kv_heads = " + std::to_string(n_kv_heads));
