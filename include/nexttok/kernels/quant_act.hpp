@@ -470,14 +470,16 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
         NEXTTOK_UNROLL
         for (int r = 0; r < NR; ++r) {
             const block_q4_k& wb = w[r][b];
-            // The 6-bit scales and minimums (ggml's get_scale_min_k4), four at a time.
-            std::uint32_t u[3];
-            std::memcpy(u, wb.scales, 12);
-            const std::uint32_t sc_lo = u[0] & 0x3f3f3f3fu, m_lo = u[1] & 0x3f3f3f3fu;
-            const std::uint32_t sc_hi = (u[2] & 0x0f0f0f0fu) | ((u[0] >> 2) & 0x30303030u);
-            const std::uint32_t m_hi = ((u[2] >> 4) & 0x0f0f0f0fu) | ((u[1] >> 2) & 0x30303030u);
-            const __m128i sm8 = _mm_set_epi32(static_cast<int>(m_hi), static_cast<int>(m_lo), static_cast<int>(sc_hi),
-                                              static_cast<int>(sc_lo));
+            // The 6-bit scales and minimums (ggml's get_scale_min_k4), in one vector: with the
+            // scale bytes as words u0, u1, u2, scales 0-3 are u0 & 0x3f.., minimums 0-3 u1 & 0x3f..,
+            // scales 4-7 (u2 & 0x0f..) | ((u0 >> 2) & 0x30..), minimums 4-7 ((u2 >> 4) & 0x0f..) |
+            // ((u1 >> 2) & 0x30..). The 16-byte load ends in the block's first quant bytes.
+            const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(wb.scales));
+            const __m128i lo = _mm_and_si128(u, _mm_set1_epi32(0x3f3f3f3f));
+            const __m128i u2 = _mm_srlv_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(2, 2, 2, 2)), _mm_set_epi32(0, 0, 4, 0));
+            const __m128i hi = _mm_or_si128(_mm_and_si128(u2, _mm_set1_epi32(0x0f0f0f0f)),
+                                            _mm_and_si128(_mm_srli_epi32(u, 2), _mm_set1_epi32(0x30303030)));
+            const __m128i sm8 = _mm_unpacklo_epi32(lo, hi);  // scales 0-3, 4-7, minimums 0-3, 4-7
             std::uint32_t dd;
             std::memcpy(&dd, &wb.d, 4);  // d, dmin
             const __m512 dm = two_halves(_mm512_castsi128_si512(_mm_cvtsi32_si128(static_cast<int>(dd))), dpick);
@@ -488,7 +490,7 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
             for (int h = 0; h < 2; ++h) {  // qs bytes [64h, 64h + 64): sub-blocks 4h .. 4h + 3
                 const __m512i raw = _mm512_loadu_si512(wb.qs + 64 * h);
                 q[2 * h] = _mm512_and_si512(raw, low4);                              // sub-blocks 4h, 4h + 2
-                q[2 * h + 1] = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low4);  // sub-blocks 4h + 1, 4h + 3
+                q[2 * h + 1] = high_nibbles(raw);                              // sub-blocks 4h + 1, 4h + 3
             }
             NEXTTOK_UNROLL
             for (int t = 0; t < NT; ++t) {
