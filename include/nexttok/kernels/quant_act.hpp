@@ -326,6 +326,33 @@ inline __mmask64 first_bytes(std::int64_t n) noexcept {
     return n >= 64 ? ~__mmask64{0} : n <= 0 ? __mmask64{0} : (__mmask64{1} << n) - 1;
 }
 
+// Calls step(r, b, s0, sX, s8, sX8) for rows r < NR and groups of K blocks from b0 to b1: the 64
+// bytes of row r from the group's byte 0, X, 8 and X + 8. A last group of fewer than K blocks
+// (only at the end of a row) is read with masks, never past the row; bytes past it are zero.
+template <int NR, int K, int X, class Block, class Step>
+inline void for_each_group(const Block* const* w, std::int64_t b0, std::int64_t b1, simd::prefetch_cursor& pf,
+                           Step&& step) noexcept {
+    std::int64_t b = b0;
+    for (; b + K <= b1; b += K) {
+        pf.advance(NR * K * sizeof(Block));
+        NEXTTOK_UNROLL
+        for (int r = 0; r < NR; ++r) {
+            const char* p = reinterpret_cast<const char*>(w[r] + b);
+            step(r, b, _mm512_loadu_si512(p), _mm512_loadu_si512(p + X), _mm512_loadu_si512(p + 8),
+                 _mm512_loadu_si512(p + X + 8));
+        }
+    }
+    if (b < b1) {
+        const std::int64_t n = static_cast<std::int64_t>(sizeof(Block)) * (b1 - b);
+        for (int r = 0; r < NR; ++r) {
+            const char* p = reinterpret_cast<const char*>(w[r] + b);
+            step(r, b, _mm512_maskz_loadu_epi8(first_bytes(n), p), _mm512_maskz_loadu_epi8(first_bytes(n - X), p + X),
+                 _mm512_maskz_loadu_epi8(first_bytes(n - 8), p + 8),
+                 _mm512_maskz_loadu_epi8(first_bytes(n - X - 8), p + X + 8));
+        }
+    }
+}
+
 // Four q8_0 blocks (136 bytes) per step, against the activations' quad grouping
 // (q8_act_row::qs4): the first halves of the four blocks' quant bytes by one two-source byte
 // permutation of the quad's bytes [0, 128), the second halves by one of [8, 136), the four scales
@@ -356,24 +383,7 @@ inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, s
             a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, a.v[r][t]);
         }
     };
-    std::int64_t b = b0;
-    for (; b + 4 <= b1; b += 4) {
-        pf.advance(NR * 4 * sizeof(block_q8_0));
-        NEXTTOK_UNROLL
-        for (int r = 0; r < NR; ++r) {
-            const char* p = reinterpret_cast<const char*>(w[r] + b);
-            step(r, b, _mm512_loadu_si512(p), _mm512_loadu_si512(p + 64), _mm512_loadu_si512(p + 8),
-                 _mm512_loadu_si512(p + 72));
-        }
-    }
-    if (b < b1) {  // 1-3 blocks at the end of a row
-        const std::int64_t n = 34 * (b1 - b);
-        for (int r = 0; r < NR; ++r) {
-            const char* p = reinterpret_cast<const char*>(w[r] + b);
-            step(r, b, _mm512_maskz_loadu_epi8(first_bytes(n), p), _mm512_maskz_loadu_epi8(first_bytes(n - 64), p + 64),
-                 _mm512_maskz_loadu_epi8(first_bytes(n - 8), p + 8), _mm512_maskz_loadu_epi8(first_bytes(n - 72), p + 72));
-        }
-    }
+    for_each_group<NR, 4, 64>(w, b0, b1, pf, step);
     a.store(acc, ld);
 }
 
@@ -429,24 +439,7 @@ inline void qdot_range(const block_q4_0* const* w, const q8_act_row* const* x, s
             a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, a.v[r][t]);
         }
     };
-    std::int64_t b = b0;
-    for (; b + 8 <= b1; b += 8) {
-        pf.advance(NR * 8 * sizeof(block_q4_0));
-        NEXTTOK_UNROLL
-        for (int r = 0; r < NR; ++r) {
-            const char* p = reinterpret_cast<const char*>(w[r] + b);
-            step(r, b, _mm512_loadu_si512(p), _mm512_loadu_si512(p + 72), _mm512_loadu_si512(p + 8),
-                 _mm512_loadu_si512(p + 80));
-        }
-    }
-    if (b < b1) {  // 1-7 blocks at the end of a row
-        const std::int64_t n = 18 * (b1 - b);
-        for (int r = 0; r < NR; ++r) {
-            const char* p = reinterpret_cast<const char*>(w[r] + b);
-            step(r, b, _mm512_maskz_loadu_epi8(first_bytes(n), p), _mm512_maskz_loadu_epi8(first_bytes(n - 72), p + 72),
-                 _mm512_maskz_loadu_epi8(first_bytes(n - 8), p + 8), _mm512_maskz_loadu_epi8(first_bytes(n - 80), p + 80));
-        }
-    }
+    for_each_group<NR, 8, 72>(w, b0, b1, pf, step);
     a.store(acc, ld);
 }
 

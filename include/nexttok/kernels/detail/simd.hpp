@@ -93,23 +93,13 @@ inline vec sub(vec a, vec b) noexcept { return _mm512_sub_ps(a, b); }
 inline void store(float* p, vec v) noexcept { _mm512_storeu_ps(p, v); }
 inline vec div(vec a, vec b) noexcept { return _mm512_div_ps(a, b); }
 
-// e^x, within 2 ulp: x = n ln 2 + r (|r| <= ln 2 / 2, ln 2 in two parts), e^r by a degree-7
-// polynomial, times 2^n by scalef (overflow to infinity, underflow through the subnormals to 0).
-inline vec exp(vec x) noexcept {
-    x = _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));  // NaN stays NaN
-    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-    return _mm512_scalef_ps(p, n);
+// For exp (below): x clamped to [-104, 89] (NaN stays NaN), x rounded to the nearest integer,
+// and p 2^n (scalef: overflow to infinity, underflow through the subnormals to zero).
+inline vec clamp_exp_argument(vec x) noexcept {
+    return _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));
 }
+inline vec round_nearest(vec x) noexcept { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+inline vec times_pow2(vec p, vec n) noexcept { return _mm512_scalef_ps(p, n); }
 
 using ivec = __m512i;
 // Reads exactly `width` (16) bytes, zero- or sign-extended to int32 lanes.
@@ -160,21 +150,13 @@ inline vec sub(vec a, vec b) noexcept { return _mm256_sub_ps(a, b); }
 inline void store(float* p, vec v) noexcept { _mm256_storeu_ps(p, v); }
 inline vec div(vec a, vec b) noexcept { return _mm256_div_ps(a, b); }
 
-// e^x as the AVX-512 version, 2^n applied as two factors 2^(n/2) built in the exponent field
-// (n is in [-150, 128]: each factor is a normal float).
-inline vec exp(vec x) noexcept {
-    x = _mm256_min_ps(_mm256_set1_ps(89.0f), _mm256_max_ps(_mm256_set1_ps(-104.0f), x));  // NaN stays NaN
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+// For exp (below), as with AVX-512; 2^n (n in [-150, 128]) applied as two factors 2^(n/2), each
+// a normal float built in the exponent field.
+inline vec clamp_exp_argument(vec x) noexcept {
+    return _mm256_min_ps(_mm256_set1_ps(89.0f), _mm256_max_ps(_mm256_set1_ps(-104.0f), x));
+}
+inline vec round_nearest(vec x) noexcept { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+inline vec times_pow2(vec p, vec n) noexcept {
     const __m256i ni = _mm256_cvtps_epi32(n);
     const __m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
     const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, _mm256_set1_epi32(127)), 23));
@@ -211,7 +193,7 @@ inline vec load(const T* p) noexcept {
 }
 inline vec fmadd(vec a, vec b, vec c) noexcept { return a * b + c; }
 inline vec div(vec a, vec b) noexcept { return a / b; }
-inline vec exp(vec x) noexcept { return std::exp(x); }
+inline vec exp(vec x) noexcept { return std::exp(x); }  // the SIMD backends' exp is below
 inline vec add(vec a, vec b) noexcept { return a + b; }
 inline float reduce(vec v) noexcept { return v; }
 inline vec set1(float v) noexcept { return v; }
@@ -229,6 +211,25 @@ inline ivec shift_right_i(ivec a, int bits) noexcept { return static_cast<ivec>(
 inline ivec shift_left_i(ivec a, int bits) noexcept { return static_cast<ivec>(static_cast<std::uint32_t>(a) << bits); }
 inline vec to_vec(ivec a) noexcept { return static_cast<float>(a); }
 
+#endif
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__) && defined(__F16C__))
+// e^x within 2 ulp: x = n ln 2 + r (|r| <= ln 2 / 2, ln 2 in two parts so that r is exact), e^r
+// by a degree-7 polynomial, times 2^n.
+inline vec exp(vec x) noexcept {
+    x = clamp_exp_argument(x);
+    const vec n = round_nearest(mul(x, set1(1.44269504088896341f)));
+    vec r = fmadd(n, set1(-0.693359375f), x);
+    r = fmadd(n, set1(2.12194440e-4f), r);
+    vec p = set1(1.9875691500e-4f);
+    p = fmadd(p, r, set1(1.3981999507e-3f));
+    p = fmadd(p, r, set1(8.3334519073e-3f));
+    p = fmadd(p, r, set1(4.1665795894e-2f));
+    p = fmadd(p, r, set1(1.6666665459e-1f));
+    p = fmadd(p, r, set1(5.0000001201e-1f));
+    p = fmadd(p, mul(r, r), add(r, set1(1.0f)));
+    return times_pow2(p, n);
+}
 #endif
 
 }  // namespace nexttok::detail::simd
