@@ -4,9 +4,9 @@
 // scaled in float. A q4_0 block is half the bytes of its float dequantization work, which is what
 // lets decode run at the memory-bandwidth limit.
 //
-// With AVX-512 (BW, DQ, VL, VBMI, VNNI) a step covers four blocks of 32 (q8_0, q4_0: their quant
-// bytes gathered by two-source byte permutations, their half-precision scales by one word
-// permutation, against activations grouped to match) or a q4_k block two sub-blocks per
+// With AVX-512 (BW, DQ, VL, VBMI, VNNI) a step covers four q8_0 blocks or eight q4_0 blocks
+// (their quant bytes gathered by two-source byte permutations, their half-precision scales by one
+// word permutation, against activations grouped to match) or a q4_k block two sub-blocks per
 // instruction. Otherwise one block per 256-bit instruction.
 //
 // Accuracy: activations are rounded to 8 bits per 32 (relative error about 1/254 of the block's
@@ -14,8 +14,8 @@
 // (data/README.md, 3e-2) holds with it.
 //
 // Determinism: an output's value depends only on its weight row, its activation row and n. Integer
-// sums are exact; the float accumulation goes step by step (4 blocks, a q4_k block, or one block
-// without AVX-512) in ascending order into one accumulator of 16 lanes (or 8 lanes plus a scalar
+// sums are exact; the float accumulation goes step by step (4 or 8 blocks, a q4_k block, or one
+// block without AVX-512) in ascending order into one accumulator of 16 lanes (or 8 lanes plus a scalar
 // for q4_k's minimums), reduced in a fixed tree. So any tile shape (NR rows x NT tokens), thread
 // count or batch gives bitwise the same outputs, and quantization is a pure function of one row:
 // prefill and decode agree bitwise.
