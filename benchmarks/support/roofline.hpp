@@ -34,20 +34,20 @@ inline double read_bandwidth(int n_threads) {
     constexpr std::size_t n_floats = std::size_t{1} << 28;  // 1 GiB
     // In huge pages where possible, as the weights are (detail/huge_pages.hpp): the limit is
     // measured under the same conditions as the decode it judges.
-    static const std::shared_ptr<float[]> buffer = [] {
-        constexpr std::align_val_t align{detail::huge_page_size};
-        std::shared_ptr<float[]> b(new (align) float[n_floats], [](float* p) { ::operator delete[](p, align); });
-        detail::advise_huge_pages(b.get(), n_floats * sizeof(float));
-        for (std::size_t i = 0; i < n_floats; ++i) b[i] = 1.0f;  // touch every page
+    static const std::shared_ptr<std::byte[]> storage = [] {
+        std::shared_ptr<std::byte[]> b = detail::allocate_buffer(n_floats * sizeof(float));
+        float* f = reinterpret_cast<float*>(b.get());
+        for (std::size_t i = 0; i < n_floats; ++i) f[i] = 1.0f;  // touch every page
         return b;
     }();
+    const float* buffer = reinterpret_cast<const float*>(storage.get());
     std::vector<float> sink(static_cast<std::size_t>(n_threads));
     double best = 1e30;
     for (int rep = 0; rep < 3; ++rep) {
         best = std::min(best, timed_on_threads(n_threads, [&](int t) {
             const std::size_t begin = n_floats / n_threads * t, end = n_floats / n_threads * (t + 1);
             s::vec a0 = s::zero(), a1 = s::zero(), a2 = s::zero(), a3 = s::zero();
-            const float* p = buffer.get();
+            const float* p = buffer;
             for (std::size_t i = begin; i + 4 * s::width <= end; i += 4 * s::width) {
                 a0 = s::add(a0, s::load(p + i));
                 a1 = s::add(a1, s::load(p + i + s::width));

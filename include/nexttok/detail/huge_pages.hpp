@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -32,6 +34,16 @@ inline void advise_huge_pages(const void* p, std::size_t size) noexcept {
 // huge pages), else 64 (a cache line).
 inline constexpr std::size_t buffer_alignment(std::size_t size) noexcept {
     return size >= 2 * huge_page_size ? huge_page_size : 64;
+}
+
+// A buffer of `size` bytes (at least one is allocated), aligned by buffer_alignment(size) and
+// advised into huge pages before anything is written to it.
+inline std::shared_ptr<std::byte[]> allocate_buffer(std::size_t size) {
+    const std::align_val_t align{buffer_alignment(size)};
+    std::shared_ptr<std::byte[]> b(new (align) std::byte[size == 0 ? 1 : size],
+                                   [align](std::byte* p) { ::operator delete[](p, align); });
+    advise_huge_pages(b.get(), size);
+    return b;
 }
 
 }  // namespace nexttok::detail

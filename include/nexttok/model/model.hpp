@@ -35,10 +35,7 @@ public:
             memory_buffer b;
             b.size = size;
             b.name = std::move(name);
-            const std::align_val_t align{detail::buffer_alignment(size)};
-            b.bytes = std::shared_ptr<std::byte[]>(new (align) std::byte[size == 0 ? 1 : size],
-                                                   [align](std::byte* p) { ::operator delete[](p, align); });
-            detail::advise_huge_pages(b.bytes.get(), size);  // before the first write: see huge_pages.hpp
+            b.bytes = detail::allocate_buffer(size);
             return b;
         }
     };
