@@ -11,18 +11,30 @@
 
 namespace nexttok {
 
-// out[i] = Scalar(x[i] / rms(x) * weight[i]), rms(x) = sqrt(mean(x^2) + eps). The sum of
-// squares is in double, as 8 partial sums of the indexes i % 8 added in a fixed order (so that
-// it vectorizes, with one result for every thread count and batch).
+namespace detail {
+
+// The sum of term(i) for i < n in double, as N partial sums of the indexes i % N added in a fixed
+// pairwise tree: it vectorizes, and gives one result for every thread count and batch.
+template <int N, class F>
+inline double fixed_order_sum(std::int64_t n, F&& term) noexcept {
+    double part[N] = {};
+    std::int64_t j = 0;
+    for (; j + N <= n; j += N)
+        for (int k = 0; k < N; ++k) part[k] += term(j + k);
+    for (int k = 0; k < N; ++k)
+        if (j + k < n) part[k] += term(j + k);
+    for (int w = N / 2; w >= 1; w /= 2)
+        for (int k = 0; k < w; ++k) part[k] = part[2 * k] + part[2 * k + 1];
+    return part[0];
+}
+
+}  // namespace detail
+
+// out[i] = Scalar(x[i] / rms(x) * weight[i]), rms(x) = sqrt(mean(x^2) + eps), the sum of squares
+// in double (detail::fixed_order_sum, 8 partial sums).
 template <class Out>
 inline void rms_norm(const float* x, const float* weight, std::int64_t n, float eps, Out* out) noexcept {
-    double part[8] = {};
-    std::int64_t j = 0;
-    for (; j + 8 <= n; j += 8)
-        for (int k = 0; k < 8; ++k) part[k] += static_cast<double>(x[j + k]) * x[j + k];
-    for (int k = 0; k < 8; ++k)
-        if (j + k < n) part[k] += static_cast<double>(x[j + k]) * x[j + k];
-    const double ss = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+    const double ss = detail::fixed_order_sum<8>(n, [x](std::int64_t i) { return static_cast<double>(x[i]) * x[i]; });
     const float scale = static_cast<float>(1.0 / std::sqrt(ss / static_cast<double>(n) + eps));
     for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(x[i] * scale * weight[i]);
 }
@@ -83,10 +95,12 @@ namespace detail {
 template <class Out, class F>
 inline void map_vectors(const float* a, const float* b, std::int64_t n, Out* out, F&& f) noexcept {
     namespace s = simd;
+    // (The tails count k up to the vector width: a loop up to n - i made GCC warn, with n known.)
     auto put = [](Out* o, s::vec v, std::int64_t count) {
         alignas(64) float tmp[s::width];
         s::store(tmp, v);
-        for (std::int64_t k = 0; k < count; ++k) o[k] = static_cast<Out>(tmp[k]);
+        for (int k = 0; k < s::width; ++k)
+            if (k < count) o[k] = static_cast<Out>(tmp[k]);
     };
     std::int64_t i = 0;
     for (; i + s::width <= n; i += s::width) {
@@ -96,15 +110,16 @@ inline void map_vectors(const float* a, const float* b, std::int64_t n, Out* out
     }
     if (i < n) {
         alignas(64) float ta[s::width] = {}, tb[s::width] = {};
-        for (std::int64_t k = i; k < n; ++k) ta[k - i] = a[k], tb[k - i] = b[k];
+        for (int k = 0; k < s::width; ++k)
+            if (i + k < n) ta[k] = a[i + k], tb[k] = b[i + k];
         put(out + i, f(s::load(ta), s::load(tb)), n - i);
     }
 }
 
 }  // namespace detail
 
-// In place: x = exp(x - max) / sum (exp: simd::exp, within 2 ulp; the sum in double, as four
-// partial sums of the indexes i % 4, added in a fixed order). n >= 1.
+// In place: x = exp(x - max) / sum (exp: simd::exp, within 2 ulp; the sum in double,
+// detail::fixed_order_sum with 4 partial sums). n >= 1.
 inline void softmax(float* x, std::int64_t n) noexcept {
     namespace s = detail::simd;
     float mx[8];  // partial maxima (max is exact in any order)
@@ -112,18 +127,14 @@ inline void softmax(float* x, std::int64_t n) noexcept {
     std::int64_t j = 0;
     for (; j + 8 <= n; j += 8)
         for (int k = 0; k < 8; ++k) mx[k] = x[j + k] > mx[k] ? x[j + k] : mx[k];
-    for (; j < n; ++j) mx[0] = x[j] > mx[0] ? x[j] : mx[0];
+    for (int k = 0; k < 8; ++k)
+        if (j + k < n) mx[k] = x[j + k] > mx[k] ? x[j + k] : mx[k];
     float max = mx[0];
     for (int k = 1; k < 8; ++k) max = mx[k] > max ? mx[k] : max;
     const s::vec m = s::set1(max);
     detail::map_vectors(x, x, n, x, [m](s::vec v, s::vec) { return s::exp(s::sub(v, m)); });
-    double part[4] = {0.0, 0.0, 0.0, 0.0};
-    std::int64_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int k = 0; k < 4; ++k) part[k] += x[i + k];
-    for (int k = 0; k < 4; ++k)
-        if (i + k < n) part[k] += x[i + k];
-    const s::vec inv = s::set1(static_cast<float>(1.0 / ((part[0] + part[1]) + (part[2] + part[3]))));
+    const double sum = detail::fixed_order_sum<4>(n, [x](std::int64_t i) { return static_cast<double>(x[i]); });
+    const s::vec inv = s::set1(static_cast<float>(1.0 / sum));
     detail::map_vectors(x, x, n, x, [inv](s::vec v, s::vec) { return s::mul(v, inv); });
 }
 
