@@ -1,7 +1,8 @@
-// quantize_activations (the 8-bit activation blocks of the integer kernels) against its
-// definition: d = amax / 127, q = x / d rounded to nearest (even on ties), |q| <= 127, the lane
-// sums, the scale per lane and the scaled block sum, the zero padding; and qdot_block against a double dot of the same quantized values for
-// every tile shape, bitwise equal across shapes.
+// q8_activations (the 8-bit activation rows of the integer kernels) against its definition:
+// d = amax / 127, q = x / d rounded to nearest (even on ties), |q| <= 127, the lane sums, the
+// scale per lane and the scaled block sum, the zero padding and the kernels' groupings; and
+// qdot_block against a double dot of the same quantized values for every tile shape, bitwise
+// equal across shapes.
 #include <nexttok/kernels/quant_act.hpp>
 #include <nexttok/kernels/quant_blocks.hpp>
 

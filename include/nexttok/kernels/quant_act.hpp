@@ -482,8 +482,8 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
             __m512i q[4];
             for (int h = 0; h < 2; ++h) {  // qs bytes [64h, 64h + 64): sub-blocks 4h .. 4h + 3
                 const __m512i raw = _mm512_loadu_si512(wb.qs + 64 * h);
-                q[2 * h] = _mm512_and_si512(raw, low4);                              // sub-blocks 4h, 4h + 2
-                q[2 * h + 1] = high_nibbles(raw);                              // sub-blocks 4h + 1, 4h + 3
+                q[2 * h] = _mm512_and_si512(raw, low4);  // sub-blocks 4h, 4h + 2
+                q[2 * h + 1] = high_nibbles(raw);        // sub-blocks 4h + 1, 4h + 3
             }
             NEXTTOK_UNROLL
             for (int t = 0; t < NT; ++t) {
