@@ -104,14 +104,16 @@ void check_matmul(std::int64_t rows, std::int64_t cols, std::int64_t n) {
     }
 }
 
-// 37 rows (tiles of 4 or 8 and single rows), 53 tokens (a prefill group of 48 and 5 more, a tile
-// of 6 and tails), 1000 or 1024 columns (two ranges of 512; 1000 leaves a tail of 8 for dense).
+// 37 rows (tiles of 4 or 8 and single rows), 53 tokens (prefill groups of 6 or 12 and a tail, a tile
+// of 6 and tails), 1000 or 1024 columns (two ranges of 512; 1000 leaves a tail of 8 for dense,
+// whose packed ranges are then 512 and 480 columns).
 TEST(matmul, f32_weights) { check_matmul<float, float>(37, 1000, 53); }
 TEST(matmul, f16_weights_half_activations) { check_matmul<Eigen::half, Eigen::half>(37, 1000, 53); }
 TEST(matmul, bf16_weights_bfloat16_activations) { check_matmul<Eigen::bfloat16, Eigen::bfloat16>(37, 1000, 53); }
 TEST(matmul, f16_weights_float_activations) { check_matmul<Eigen::half, float>(37, 1000, 9); }
-// Half and bfloat16 weights take tokens in groups of 66: 70 tokens make two groups.
-TEST(matmul, f16_weights_two_token_groups) { check_matmul<Eigen::half, float>(37, 1000, 70); }
+// Dense weights and several tokens go by tasks of 48 rows: 101 rows make three tasks (two threads
+// take them), the last of 5 rows (a tile of 4 and a single row).
+TEST(matmul, f16_weights_three_row_tasks) { check_matmul<Eigen::half, float>(101, 1000, 70); }
 TEST(matmul, q8_0_weights) { check_matmul<block_q8_0, float>(37, 1024, 53); }
 TEST(matmul, q4_0_weights) { check_matmul<block_q4_0, Eigen::half>(37, 1024, 53); }
 // 33, 34 and 35 blocks a row: the integer kernels' groups of 4 (q8_0) or 8 (q4_0) blocks end with

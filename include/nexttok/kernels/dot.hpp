@@ -24,6 +24,9 @@ concept dense_element = std::same_as<T, float> || std::same_as<T, Eigen::half> |
 
 using detail::simd::acc_slot;
 
+// Floats of one step of dot_block_range: the columns that go once through every accumulator.
+inline constexpr std::int64_t dot_step = static_cast<std::int64_t>(detail::simd::accumulators) * detail::simd::width;
+
 // Accumulates columns [i0, i1) (multiples of accumulators * width) of NR rows x NT tokens into
 // the accumulators kept in memory: output (r, t) in acc[r * ld + t * acc_slot, + acc_slot).
 // Each weight chunk is loaded (and converted) once for the NT tokens, each activation chunk once
@@ -38,8 +41,8 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
                             std::int64_t ld, detail::simd::prefetch_cursor pf = {}) noexcept {
     namespace s = detail::simd;
     constexpr int A = s::accumulators;
-    static_assert(A * s::width <= acc_slot);
-    constexpr std::int64_t step = static_cast<std::int64_t>(A) * s::width;
+    static_assert(dot_step <= acc_slot);
+    constexpr std::int64_t step = dot_step;
     // At least one step, so that the accumulators go from memory to registers and back without a
     // second path (for zero steps) that would make the compiler keep a copy on the stack.
     if (i0 + step > i1) return;
@@ -65,11 +68,40 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
             for (int a = 0; a < A; ++a) s::store(acc + r * ld + t * acc_slot + a * s::width, v[r][t][a]);
 }
 
+// dot_block_range over `steps` steps of operands packed as float (matmul's prefill): step s of
+// the tile's NR weight rows at wp + s * NR * dot_step (row r at + r * dot_step), of its NT
+// tokens at xp + s * NT * dot_step. Each step reads two contiguous spans instead of NR + NT rows.
+// Chunk k of every output goes to the same accumulator as in dot_block_range, in the same order,
+// so the results are bitwise those of dot_block_range.
+template <int NR, int NT>
+inline void packed_block_range(const float* wp, const float* xp, std::int64_t steps, float* acc,
+                               std::int64_t ld) noexcept {
+    namespace s = detail::simd;
+    constexpr int A = s::accumulators;
+    if (steps <= 0) return;
+    s::vec v[NR][NT][A];
+    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r)
+        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t)
+            NEXTTOK_UNROLL for (int a = 0; a < A; ++a) v[r][t][a] = s::load(acc + r * ld + t * acc_slot + a * s::width);
+    for (std::int64_t i = 0; i < steps; ++i, wp += NR * dot_step, xp += NT * dot_step) {
+        NEXTTOK_UNROLL for (int a = 0; a < A; ++a) {
+            s::vec wv[NR];
+            NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) wv[r] = s::load(wp + r * dot_step + a * s::width);
+            NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
+                const s::vec xv = s::load(xp + t * dot_step + a * s::width);
+                NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) v[r][t][a] = s::fmadd(wv[r], xv, v[r][t][a]);
+            }
+        }
+    }
+    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r)
+        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t)
+            NEXTTOK_UNROLL for (int a = 0; a < A; ++a) s::store(acc + r * ld + t * acc_slot + a * s::width, v[r][t][a]);
+}
+
 // Columns in whole steps of dot_block_range; the rest is dot_block_finish's tail.
 template <class W>
 inline constexpr std::int64_t dot_block_columns(std::int64_t n) noexcept {
-    constexpr std::int64_t step = static_cast<std::int64_t>(detail::simd::accumulators) * detail::simd::width;
-    return n / step * step;
+    return n / dot_step * dot_step;
 }
 
 // out[r * NT + t] = the accumulators of (r, t) summed, reduced, plus the tail (columns from

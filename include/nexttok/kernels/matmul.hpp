@@ -2,9 +2,11 @@
 // q4_0, q4_k, q5_k, q6_k: see weight_types.hpp), and n activation vectors x (n x cols, float /
 // half / bfloat16): y is n x rows, float. The weight format is a runtime property of the tensor,
 // dispatched once per row block to a monomorphized kernel; quantized rows are read in place.
-// For q8_0, q4_0 and q4_k the activation rows are first quantized to 8 bits (quant_act.hpp).
+// For q8_0, q4_0 and q4_k the activation rows are first quantized to 8 bits (quant_act.hpp); for
+// dense weights and several tokens, activations and weight rows are packed as float first.
 //
-// Work is split into blocks of `rows_per_task` rows whatever the thread count; several matrices
+// Work is split into blocks of `rows_per_task` rows (`packed_rows_per_task` when packed) whatever
+// the thread count; several matrices
 // that read the same x (q, k, v; gate, up) can share one parallel_for (matmul_group), which saves
 // thread round trips in decode. Inside a block, register tiles of NR rows x NT tokens
 // (dot_block, qdot_block) let each weight chunk serve NT tokens and each activation chunk NR
@@ -12,6 +14,7 @@
 // depend on the thread count or on n (see dot.hpp, quant_act.hpp).
 #pragma once
 
+#include <nexttok/detail/aligned_buffer.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/io/tensor_view.hpp>
 #include <nexttok/kernels/dot.hpp>
@@ -32,8 +35,9 @@
 
 namespace nexttok {
 
-// Scratch of matmul: the activation rows quantized to 8 bits. Owned by one caller (a decoder),
-// sized by reserve() outside the token loop; not thread-safe.
+// Scratch of matmul: the activation rows quantized to 8 bits, or packed as float for dense weights
+// (with one packed block of weight rows per thread). Owned by one caller (a decoder), sized by
+// reserve() outside the token loop; not thread-safe.
 class matmul_workspace {
 public:
     void reserve(std::int64_t n_tokens, std::int64_t cols) {
@@ -41,6 +45,7 @@ public:
             reserved_tokens_ = std::max(n_tokens, reserved_tokens_);
             reserved_cols_ = std::max(cols, reserved_cols_);
             act_.resize(reserved_tokens_, reserved_cols_);
+            if (reserved_tokens_ > 1) grow(packed_tokens_, reserved_tokens_ * reserved_cols_);
         }
     }
     q8_activations& activations(std::int64_t n_tokens, std::int64_t cols) {
@@ -48,10 +53,28 @@ public:
         act_.resize(n_tokens, cols);  // within the reserved storage: no allocation
         return act_;
     }
+    // n_tokens activation rows of `cols` packed as float (matmul's prefill of dense weights).
+    float* packed_tokens(std::int64_t n_tokens, std::int64_t cols) {
+        reserve(n_tokens, cols);
+        grow(packed_tokens_, n_tokens * cols);
+        return packed_tokens_.data();
+    }
+    // Thread `thread`'s block of `floats` packed weights, for threads [0, n_threads).
+    float* packed_rows(int thread, int n_threads, std::int64_t floats) {
+        if (packed_rows_.size() < static_cast<std::size_t>(n_threads)) packed_rows_.resize(static_cast<std::size_t>(n_threads));
+        auto& rows = packed_rows_[static_cast<std::size_t>(thread)];
+        grow(rows, floats);
+        return rows.data();
+    }
 
 private:
+    static void grow(detail::aligned_vector<float>& v, std::int64_t floats) {
+        if (v.size() < static_cast<std::size_t>(floats)) v.resize(static_cast<std::size_t>(floats));
+    }
     std::int64_t reserved_tokens_ = 0, reserved_cols_ = 0;
     q8_activations act_;
+    detail::aligned_vector<float> packed_tokens_;
+    std::vector<detail::aligned_vector<float>> packed_rows_;  // (threads)
 };
 
 // One product of a matmul_group: y[t * ldy + r] = dot(W row r, x row t). Non-owning.
@@ -131,66 +154,82 @@ void for_each_tile(std::int64_t r0, std::int64_t r1, std::int64_t t0, std::int64
     }(std::make_integer_sequence<int, tile_tokens - 1>{});
 }
 
-// Tokens whose accumulators are live at once: more for half and bfloat16 weights, whose
-// conversion to float is done once per group of tokens.
-inline constexpr std::int64_t prefill_tokens = 8 * tile_tokens;
-inline constexpr std::int64_t converted_prefill_tokens = 11 * tile_tokens;
-inline constexpr std::int64_t prefill_columns = 512;  // per range: a tile's weights and activations stay in L1
 // Integer kernels: 12 tokens and ranges of 2048 columns, so that a group's accumulators and
 // quantized activations stay in L1 beside the weights (with 48 tokens and 512 columns they did not:
 // 1.1B-shaped prefill of 128 tokens, q8_0 / q4_0 / q4_k: 1200 / 1040 / 1460 ms -> 1050 / 785 / 1265).
 inline constexpr std::int64_t int8_prefill_tokens = 2 * tile_tokens;
 inline constexpr std::int64_t int8_prefill_columns = 2048;
+// Dense weights (float, half, bfloat16): a task's rows are converted once into a packed copy and
+// the activations once per call (pack_tiles), so that every register tile reads two contiguous
+// streams; ranges of 512 columns keep a token tile's activations in L1 across the task's row
+// tiles, and tasks of 48 rows give each activation chunk more uses from L1. (1.1B-shaped prefill
+// of 128 tokens, f16, 2 threads, matmuls: 0.50 of peak FMA rate with rows and tokens read in
+// place through a converted range, 0.63-0.66 packed; 32 rows or 12 tokens: 0.60-0.64.)
+inline constexpr std::int64_t packed_rows_per_task = 48;
+inline constexpr std::int64_t packed_prefill_tokens = tile_tokens;
+inline constexpr std::int64_t packed_prefill_columns = 512;
+static_assert(packed_prefill_tokens % tile_tokens == 0 && packed_prefill_columns % dot_step == 0);
 
-// As row_block for several tokens (prefill), with the columns split into ranges of
-// prefill_columns: for each range, every tile of rows [r0, r1) x up to a group of tokens,
-// its accumulators kept in `acc` between ranges. The same outputs, bitwise, as row_block
-// (dot.hpp, quant_act.hpp), from data in L1 instead of L2. W is dense (X its activations) or
-// has an int8 kernel (X = q8_act_row, ldx = 1).
+// Copies rows [0, count) of src (row stride ld), their first steps * dot_step elements as float,
+// into `out` by register tiles: the tile of rows [p, p + m) starts at out + p * steps * dot_step
+// and holds its step k of row i at + (k * m + i) * dot_step (packed_block_range's layout). Tiles
+// have `tile` rows; the rest are tiles of one row (ones), or one tile (as for_each_tile does for
+// rows and for tokens).
+template <class T>
+void pack_tiles(const T* src, std::int64_t ld, std::int64_t count, std::int64_t steps, std::int64_t tile, bool ones,
+                float* out) noexcept {
+    for (std::int64_t p = 0; p < count;) {
+        const std::int64_t m = count - p >= tile ? tile : ones ? 1 : count - p;
+        float* o = out + p * steps * dot_step;
+        for (std::int64_t k = 0; k < steps; ++k)
+            for (std::int64_t i = 0; i < m; ++i)
+                for (std::int64_t a = 0; a < dot_step; a += simd::width)
+                    simd::store(o + (k * m + i) * dot_step + a, simd::load(src + (p + i) * ld + k * dot_step + a));
+        p += m;
+    }
+}
+
+// As row_block for several tokens (prefill), by groups of tokens whose accumulators live in `acc`
+// while the columns are taken in ranges, so that a range's data stays in L1. W has an int8 kernel
+// (X = q8_act_row, ldx = 1), or is dense: then `packed` holds the n activation rows packed by
+// token tiles (pack_tiles) and `panel` receives rows [r0, r1) packed by row tiles. The same
+// outputs, bitwise, as row_block (dot.hpp, quant_act.hpp).
 template <class W, class X>
 void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols,
-                       const X* x, std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy) noexcept {
+                       const X* x, std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy,
+                       const float* packed = nullptr, float* panel = nullptr) noexcept {
     constexpr bool int8 = std::is_same_v<X, q8_act_row>;
-    constexpr bool converts = !int8 && !std::is_same_v<W, float>;
-    constexpr std::int64_t group = int8 ? int8_prefill_tokens : converts ? converted_prefill_tokens : prefill_tokens;
+    constexpr std::int64_t group = int8 ? int8_prefill_tokens : packed_prefill_tokens;
     constexpr std::int64_t ld = group * simd::acc_slot;  // acc row stride
-    alignas(64) float acc[rows_per_task * ld];          // (rows, group, acc_slot)
-    std::int64_t k_end, k_step;                         // in elements, or weight blocks
-    if constexpr (int8) k_end = cols / W::block_size, k_step = int8_prefill_columns / W::block_size;
-    else k_end = dot_block_columns<W>(cols), k_step = prefill_columns;
+    alignas(64) float acc[(int8 ? rows_per_task : packed_rows_per_task) * ld];  // (rows, group, acc_slot)
+    std::int64_t k_end, k_step;  // in weight blocks, or steps of dot_step columns
+    if constexpr (int8) {
+        k_end = cols / W::block_size, k_step = int8_prefill_columns / W::block_size;
+    } else {
+        k_end = dot_block_columns<W>(cols) / dot_step, k_step = packed_prefill_columns / dot_step;
+        pack_tiles(w + r0 * stride, stride, r1 - r0, k_end, tile_rows, true, panel);
+    }
+    auto pointers = [&]<int NR, int NT>(std::int64_t r, std::int64_t t, const W* (&ws)[NR], const X* (&xs)[NT]) {
+        for (int i = 0; i < NR; ++i) ws[i] = w + (r + i) * stride;
+        for (int k = 0; k < NT; ++k) xs[k] = x + (t + k) * ldx;
+    };
     for (std::int64_t t0 = 0; t0 < n; t0 += group) {
         const std::int64_t t1 = std::min(n, t0 + group);
         std::fill(acc, acc + (r1 - r0) * ld, 0.0f);
-        auto pointers = [&]<int NR, int NT>(std::int64_t r, std::int64_t t, const W* (&ws)[NR], const X* (&xs)[NT]) {
-            for (int i = 0; i < NR; ++i) ws[i] = w + (r + i) * stride;
-            for (int k = 0; k < NT; ++k) xs[k] = x + (t + k) * ldx;
-        };
         for (std::int64_t k0 = 0; k0 < k_end; k0 += k_step) {
             const std::int64_t k1 = std::min(k_end, k0 + k_step);
-            if constexpr (!converts) {
-                for_each_tile(r0, r1, t0, t1, [&]<int NR, int NT>(std::int64_t r, std::int64_t t) {
+            for_each_tile(r0, r1, t0, t1, [&]<int NR, int NT>(std::int64_t r, std::int64_t t) {
+                float* a = acc + (r - r0) * ld + (t - t0) * simd::acc_slot;
+                if constexpr (int8) {
                     const W* ws[NR];
                     const X* xs[NT];
                     pointers.template operator()<NR, NT>(r, t, ws, xs);
-                    float* a = acc + (r - r0) * ld + (t - t0) * simd::acc_slot;
-                    if constexpr (int8) qdot_block_range<NR, NT>(ws, xs, k0, k1, a, ld);
-                    else dot_block_range<NR, NT>(ws, xs, k0, k1, a, ld);
-                });
-            } else {
-                // Half or bfloat16 weights: converted to float once per range (exactly, so the
-                // sums are unchanged) instead of once per token tile.
-                alignas(64) float wf[rows_per_task * prefill_columns];  // (rows, columns of the range)
-                for (std::int64_t r = r0; r < r1; ++r)  // k1 - k0 is a multiple of the SIMD width
-                    for (std::int64_t i = k0; i < k1; i += simd::width)
-                        simd::store(wf + (r - r0) * prefill_columns + (i - k0), simd::load(w + r * stride + i));
-                for_each_tile(r0, r1, t0, t1, [&]<int NR, int NT>(std::int64_t r, std::int64_t t) {
-                    const float* ws[NR];
-                    const X* xs[NT];
-                    for (int i = 0; i < NR; ++i) ws[i] = wf + (r - r0 + i) * prefill_columns;
-                    for (int k = 0; k < NT; ++k) xs[k] = x + (t + k) * ldx + k0;
-                    dot_block_range<NR, NT>(ws, xs, 0, k1 - k0, acc + (r - r0) * ld + (t - t0) * simd::acc_slot, ld);
-                });
-            }
+                    qdot_block_range<NR, NT>(ws, xs, k0, k1, a, ld);
+                } else {
+                    packed_block_range<NR, NT>(panel + ((r - r0) * k_end + k0 * NR) * dot_step,
+                                               packed + (t * k_end + k0 * NT) * dot_step, k1 - k0, a, ld);
+                }
+            });
         }
         for_each_tile(r0, r1, t0, t1, [&]<int NR, int NT>(std::int64_t r, std::int64_t t) {
             const W* ws[NR];
@@ -221,16 +260,21 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
     if (targets.size() > static_cast<std::size_t>(detail::max_group))
         throw invalid_argument_error("matmul_group: more than " + std::to_string(detail::max_group) + " matrices");
     const auto cols = static_cast<std::int64_t>(targets[0].w->cols());
-    std::int64_t first_task[detail::max_group + 1] = {0};
-    bool quantize = false;
+    std::int64_t first_task[detail::max_group + 1] = {0}, task_rows[detail::max_group] = {0};
+    bool quantize = false, pack = false;
     for (std::size_t i = 0; i < targets.size(); ++i) {
         const tensor_view& w = *targets[i].w;
         if (static_cast<std::int64_t>(w.cols()) != cols)
             throw invalid_argument_error("matmul_group: tensor '" + w.name + "' has rows of " + std::to_string(w.cols()) +
                                          ", expected " + std::to_string(cols));
-        visit_weight_type(w, "matmul", [&]<class W>(std::type_identity<W>) { quantize |= detail::uses_int8<W>; });
+        visit_weight_type(w, "matmul", [&]<class W>(std::type_identity<W>) {
+            quantize |= detail::uses_int8<W>;
+            const bool packed = !quant_block<W> && n > 1;
+            pack |= packed;
+            task_rows[i] = packed ? detail::packed_rows_per_task : detail::rows_per_task;
+        });
         const auto rows = static_cast<std::int64_t>(w.rows());
-        first_task[i + 1] = first_task[i] + (rows + detail::rows_per_task - 1) / detail::rows_per_task;
+        first_task[i + 1] = first_task[i] + (rows + task_rows[i] - 1) / task_rows[i];
     }
     const q8_act_row* xq = nullptr;
     if (quantize) {
@@ -239,14 +283,29 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
         else pool.parallel_for(n, [&](std::int64_t t, int) { act.quantize(t, x + t * ldx); });
         xq = act.rows();
     }
+    // Dense weights and several tokens: the activations packed once for all tasks, and a block of
+    // packed weight rows per thread (allocated here, before the tasks, when it grows).
+    const std::int64_t steps = dot_block_columns<float>(cols) / dot_step;
+    const float* xp = nullptr;
+    if (pack) {
+        float* out = ws.packed_tokens(n, cols);
+        const std::int64_t tiles = (n + detail::tile_tokens - 1) / detail::tile_tokens;
+        pool.parallel_for(tiles, [&](std::int64_t j, int) {
+            const std::int64_t t = j * detail::tile_tokens;
+            detail::pack_tiles(x + t * ldx, ldx, std::min<std::int64_t>(detail::tile_tokens, n - t), steps, detail::tile_tokens, false,
+                               out + t * steps * dot_step);
+        });
+        xp = out;
+        for (int t = 0; t < pool.size(); ++t) ws.packed_rows(t, pool.size(), detail::packed_rows_per_task * steps * dot_step);
+    }
     const std::int64_t n_tasks = first_task[targets.size()];
-    pool.parallel_for(n_tasks, [&](std::int64_t task, int) {
+    pool.parallel_for(n_tasks, [&](std::int64_t task, int thread) {
         std::size_t i = 0;
         while (task >= first_task[i + 1]) ++i;
         const matmul_target& tg = targets[i];
         const auto rows = static_cast<std::int64_t>(tg.w->rows());
-        const std::int64_t r0 = (task - first_task[i]) * detail::rows_per_task;
-        const std::int64_t r1 = std::min(rows, r0 + detail::rows_per_task);
+        const std::int64_t r0 = (task - first_task[i]) * task_rows[i];
+        const std::int64_t r1 = std::min(rows, r0 + task_rows[i]);
         visit_weight_type(*tg.w, "matmul", [&]<class W>(std::type_identity<W>) {
             const W* w = reinterpret_cast<const W*>(tg.w->data);
             const std::int64_t stride = row_stride<W>(cols);
@@ -255,9 +314,11 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
                 else detail::row_block_prefill(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy);
             } else if constexpr (quant_block<W>) {
                 detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
+            } else if (n == 1) {
+                detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
             } else {
-                if (n == 1) detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
-                else detail::row_block_prefill(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
+                float* panel = ws.packed_rows(thread, pool.size(), detail::packed_rows_per_task * steps * dot_step);
+                detail::row_block_prefill(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy, xp, panel);
             }
         });
     });
