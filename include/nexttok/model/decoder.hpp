@@ -12,6 +12,7 @@
 #include <nexttok/cache/kv_storage.hpp>
 #include <nexttok/detail/aligned_buffer.hpp>
 #include <nexttok/error.hpp>
+#include <nexttok/kernels/attention.hpp>
 #include <nexttok/kernels/dot.hpp>
 #include <nexttok/kernels/matmul.hpp>
 #include <nexttok/kernels/ops.hpp>
@@ -212,42 +213,32 @@ private:
 
         // Causal grouped-query attention: token i (position pos0 + i) attends to positions
         // [0, pos0 + i]; query head h reads key/value head h / (n_heads / n_kv_heads). A task
-        // takes several query heads of one key/value head, so that each cached key and value row
-        // is read once for all of them (per_task: the whole group, halved while that would leave
-        // fewer than two tasks per thread). Each head's scores and output are computed exactly as
-        // alone (dot_tile: the same sum per output), so the split changes no result.
+        // takes several query heads of one key/value head, so that their keys stay in cache and
+        // each value row is read once for all of them (per_task: the whole group, halved while
+        // that would leave fewer than two tasks per thread). Each head's scores and output are
+        // computed exactly as alone (attention.hpp: the same sum per output), so the split changes
+        // no result.
         const std::int64_t group = c.n_heads / c.n_kv_heads;
         std::int64_t per_task = group;
         while (per_task % 2 == 0 && n * (c.n_heads / per_task) < 2 * pool_.size()) per_task /= 2;
         const std::int64_t tasks_per_token = c.n_heads / per_task;
         pool_.parallel_for(n * tasks_per_token, [&](std::int64_t task, int thread) {
-            const std::int64_t i = task / tasks_per_token, h0 = (task % tasks_per_token) * per_task;
+            // Tokens in the order 0, n - 1, 1, n - 2, ...: each thread's contiguous share of the
+            // tasks then mixes short and long causal rows.
+            const std::int64_t u = task / tasks_per_token, h0 = (task % tasks_per_token) * per_task;
+            const std::int64_t i = u % 2 == 0 ? u / 2 : n - 1 - u / 2;
             const std::int64_t n_pos = pos0 + i + 1;
             const std::int64_t kv_off = (h0 / group) * hd;
             const float* q = q_.data() + i * q_dim + h0 * hd;  // head h0 + k at q + k * hd
             // scores of head h0 + k at [k * reserved_positions_, + n_pos); its output at [k * hd, + hd)
             float* scores = scores_.data() + static_cast<std::size_t>(thread) * group * reserved_positions_;
             float* out = attn_out_.data() + static_cast<std::size_t>(thread) * group * hd;
-            for (std::int64_t t = 0; t < n_pos; ++t) {
-                const Scalar* key = cache.key(l, t) + kv_off;
-                float dots[4];
-                for (std::int64_t k = 0; k < per_task; k += 4) {
-                    const std::int64_t m = std::min<std::int64_t>(4, per_task - k);
-                    const float* qk[4];
-                    for (std::int64_t j = 0; j < m; ++j) qk[j] = q + (k + j) * hd;
-                    if (m == 4) dot_tile<4>(key, qk, hd, dots);
-                    else if (m == 3) dot_tile<3>(key, qk, hd, dots);
-                    else if (m == 2) dot_tile<2>(key, qk, hd, dots);
-                    else dot_tile<1>(key, qk, hd, dots);
-                    for (std::int64_t j = 0; j < m; ++j) scores[(k + j) * reserved_positions_ + t] = dots[j] * attn_scale_;
-                }
-            }
+            const auto key_row = [&](std::int64_t t) -> const Scalar* { return cache.key(l, t) + kv_off; };
+            const auto value_row = [&](std::int64_t t) -> const Scalar* { return cache.value(l, t) + kv_off; };
+            for (std::int64_t k = 0; k < per_task; ++k)
+                dot_rows(key_row, n_pos, q + k * hd, hd, attn_scale_, scores + k * reserved_positions_);
             for (std::int64_t k = 0; k < per_task; ++k) softmax(scores + k * reserved_positions_, n_pos);
-            std::fill(out, out + per_task * hd, 0.0f);
-            for (std::int64_t t = 0; t < n_pos; ++t) {
-                const Scalar* value = cache.value(l, t) + kv_off;
-                for (std::int64_t k = 0; k < per_task; ++k) axpy(scores[k * reserved_positions_ + t], value, out + k * hd, hd);
-            }
+            weighted_rows(scores, reserved_positions_, per_task, value_row, n_pos, hd, out, hd);
             for (std::int64_t k = 0; k < per_task; ++k) {
                 Scalar* dst = att_.data() + i * q_dim + (h0 + k) * hd;
                 for (std::int64_t j = 0; j < hd; ++j) dst[j] = static_cast<Scalar>(out[k * hd + j]);

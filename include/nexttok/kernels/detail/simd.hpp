@@ -87,6 +87,22 @@ inline vec load(const Eigen::bfloat16* p) noexcept {
 inline vec fmadd(vec a, vec b, vec c) noexcept { return _mm512_fmadd_ps(a, b, c); }
 inline vec add(vec a, vec b) noexcept { return _mm512_add_ps(a, b); }
 inline float reduce(vec v) noexcept { return _mm512_reduce_add_ps(v); }
+// Sixteen reductions at once: lane i of reduce16(v) is bitwise reduce(v[reduce16_slot[i]]), the
+// same pairs added at every level (lane j + lane j + 8, then + 4, + 2, + 1) by shuffles that
+// serve sixteen vectors. So a caller accumulates item i in v[reduce16_slot[i]].
+inline constexpr int reduce16_slot[16] = {0, 2, 1, 3, 8, 10, 9, 11, 4, 6, 5, 7, 12, 14, 13, 15};
+inline vec reduce16(const vec (&v)[16]) noexcept {
+    vec l1[8], l2[4], l3[2];
+    for (int i = 0; i < 8; ++i)  // lanes 0-7: v[i]'s 8 sums, lanes 8-15: v[i + 8]'s
+        l1[i] = _mm512_add_ps(_mm512_shuffle_f32x4(v[i], v[i + 8], 0xEE), _mm512_shuffle_f32x4(v[i], v[i + 8], 0x44));
+    for (int i = 0; i < 4; ++i)  // quarters: 4 sums of items i, i + 8, i + 4, i + 12
+        l2[i] = _mm512_add_ps(_mm512_shuffle_f32x4(l1[i], l1[i + 4], 0xDD), _mm512_shuffle_f32x4(l1[i], l1[i + 4], 0x88));
+    for (int i = 0; i < 2; ++i)  // quarters: 2 sums of an item of l2[i], 2 of the same quarter's in l2[i + 2]
+        l3[i] = _mm512_add_ps(_mm512_shuffle_ps(l2[i], l2[i + 2], _MM_SHUFFLE(3, 2, 3, 2)),
+                              _mm512_shuffle_ps(l2[i], l2[i + 2], _MM_SHUFFLE(1, 0, 1, 0)));
+    return _mm512_add_ps(_mm512_shuffle_ps(l3[0], l3[1], _MM_SHUFFLE(3, 1, 3, 1)),
+                         _mm512_shuffle_ps(l3[0], l3[1], _MM_SHUFFLE(2, 0, 2, 0)));
+}
 inline vec set1(float v) noexcept { return _mm512_set1_ps(v); }
 inline vec mul(vec a, vec b) noexcept { return _mm512_mul_ps(a, b); }
 inline vec sub(vec a, vec b) noexcept { return _mm512_sub_ps(a, b); }

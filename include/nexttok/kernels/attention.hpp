@@ -1,0 +1,104 @@
+// The two products of attention over one key/value head's cached rows, which `row(t)` gives
+// (const pointer to float, Eigen::half or Eigen::bfloat16, read in the cache's own type):
+// - dot_rows: the scores of one query, each bitwise dot(row(t), q, n) (dot.hpp), times a scale;
+// - weighted_rows: the outputs of several query heads, sum over t of p(t) * row(t), reading each
+//   value row once for all of them, its accumulators in registers over all t.
+// Neither depends on how positions are split between calls or threads: decode and prefill, 1 and N
+// threads give the same bits.
+#pragma once
+
+#include <nexttok/kernels/detail/simd.hpp>
+#include <nexttok/kernels/dot.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+namespace nexttok {
+
+// out[t] = dot(row(t), q, n) * scale for t < count. With AVX-512 and n a multiple of 16, sixteen
+// rows at a time whose sums are reduced together (simd::reduce16) instead of one by one.
+template <class Row, class X>
+inline void dot_rows(Row&& row, std::int64_t count, const X* q, std::int64_t n, float scale, float* out) noexcept {
+    std::int64_t t = 0;
+#if defined(__AVX512F__)
+    namespace s = detail::simd;
+    if (n % s::width == 0) {
+        for (; t + 16 <= count; t += 16) {
+            decltype(row(t)) rows[16];
+            for (int i = 0; i < 16; ++i) rows[s::reduce16_slot[i]] = row(t + i);
+            s::vec acc[16];
+            NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) acc[i] = s::zero();
+            for (std::int64_t j = 0; j < n; j += s::width) {  // as dot_block_range: one accumulator, ascending j
+                const s::vec qv = s::load(q + j);
+                NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) acc[i] = s::fmadd(s::load(rows[i] + j), qv, acc[i]);
+            }
+            s::store(out + t, s::mul(s::reduce16(acc), s::set1(scale)));
+        }
+    }
+#endif
+    for (; t < count; ++t) out[t] = dot(row(t), q, n) * scale;
+}
+
+namespace detail {
+
+// weighted_rows for NK heads and columns [j0, j0 + NV * width).
+template <int NK, int NV, class Row>
+inline void weighted_block(const float* p, std::int64_t ldp, Row& row, std::int64_t count, std::int64_t j0, float* out,
+                           std::int64_t ldo) noexcept {
+    namespace s = simd;
+    s::vec acc[NK][NV];
+    NEXTTOK_UNROLL for (int k = 0; k < NK; ++k)
+        NEXTTOK_UNROLL for (int c = 0; c < NV; ++c) acc[k][c] = s::zero();
+    for (std::int64_t t = 0; t < count; ++t) {
+        const auto* v = row(t) + j0;
+        s::vec vv[NV];
+        NEXTTOK_UNROLL for (int c = 0; c < NV; ++c) vv[c] = s::load(v + c * s::width);
+        NEXTTOK_UNROLL for (int k = 0; k < NK; ++k) {
+            const s::vec pk = s::set1(p[k * ldp + t]);
+            NEXTTOK_UNROLL for (int c = 0; c < NV; ++c) acc[k][c] = s::fmadd(pk, vv[c], acc[k][c]);
+        }
+    }
+    NEXTTOK_UNROLL for (int k = 0; k < NK; ++k)
+        NEXTTOK_UNROLL for (int c = 0; c < NV; ++c) s::store(out + k * ldo + j0 + c * s::width, acc[k][c]);
+}
+
+// Calls f.template operator()<K>() for K = k in [1, Max] (k within that range).
+template <int Max, class F>
+inline void with_count(std::int64_t k, F&& f) {
+    [&]<int... K>(std::integer_sequence<int, K...>) {
+        ((k == K + 1 ? f.template operator()<K + 1>() : void()), ...);
+    }(std::make_integer_sequence<int, Max>{});
+}
+
+}  // namespace detail
+
+// out[k * ldo + j] = sum over t < count, in ascending t, of p[k * ldp + t] * row(t)[j] (one
+// simd::fmadd per term; the last n % width columns in scalar float), for k < nk, j < n.
+// Heads go by four, columns by up to four (AVX-512) or two vectors, so accumulators stay in registers.
+template <class Row>
+inline void weighted_rows(const float* p, std::int64_t ldp, std::int64_t nk, Row&& row, std::int64_t count,
+                          std::int64_t n, float* out, std::int64_t ldo) noexcept {
+    namespace s = detail::simd;
+    constexpr int max_vectors = s::width == 16 ? 4 : 2;
+    const std::int64_t vector_cols = n / s::width * s::width;
+    for (std::int64_t k0 = 0; k0 < nk; k0 += 4) {
+        const float* pk = p + k0 * ldp;
+        float* ok = out + k0 * ldo;
+        detail::with_count<4>(std::min<std::int64_t>(4, nk - k0), [&]<int NK>() {
+            for (std::int64_t j0 = 0; j0 < vector_cols; j0 += max_vectors * s::width) {
+                detail::with_count<max_vectors>(std::min<std::int64_t>(max_vectors, (vector_cols - j0) / s::width), [&]<int NV>() {
+                    detail::weighted_block<NK, NV>(pk, ldp, row, count, j0, ok, ldo);
+                });
+            }
+            for (int k = 0; k < NK; ++k)
+                for (std::int64_t j = vector_cols; j < n; ++j) {
+                    float sum = 0.0f;
+                    for (std::int64_t t = 0; t < count; ++t) sum += pk[k * ldp + t] * s::to_float(row(t)[j]);
+                    ok[k * ldo + j] = sum;
+                }
+        });
+    }
+}
+
+}  // namespace nexttok
