@@ -31,17 +31,18 @@ std::vector<T> random_rows(std::int64_t count, std::int64_t n, std::uint64_t see
 
 template <class T>
 void check_dot_rows(std::int64_t n) {
-    const std::int64_t count = 53;  // three blocks of sixteen and five single rows
+    const std::int64_t count = 53, queries = 3, ldo = 60;  // three blocks of sixteen rows and five single ones
     const std::vector<T> rows = random_rows<T>(count, n, 1);
-    const std::vector<float> q = random_rows<float>(1, n, 2);
+    const std::vector<float> q = random_rows<float>(queries, n, 2);  // query k at k * (n + 3)
     const auto row = [&](std::int64_t t) { return rows.data() + t * (n + 3); };
-    std::vector<float> out(static_cast<std::size_t>(count));
-    dot_rows(row, count, q.data(), n, 0.125f, out.data());
-    for (std::int64_t t = 0; t < count; ++t) {
-        const float want = dot(row(t), q.data(), n) * 0.125f;
-        ASSERT_EQ(std::bit_cast<std::uint32_t>(out[static_cast<std::size_t>(t)]), std::bit_cast<std::uint32_t>(want))
-            << "n " << n << " row " << t;
-    }
+    std::vector<float> out(static_cast<std::size_t>(queries * ldo));
+    dot_rows(row, count, q.data(), queries, n + 3, n, 0.125f, out.data(), ldo);
+    for (std::int64_t k = 0; k < queries; ++k)
+        for (std::int64_t t = 0; t < count; ++t) {
+            const float want = dot(row(t), q.data() + k * (n + 3), n) * 0.125f;
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(out[static_cast<std::size_t>(k * ldo + t)]), std::bit_cast<std::uint32_t>(want))
+                << "n " << n << " query " << k << " row " << t;
+        }
 }
 
 TEST(dot_rows, equals_dot_per_row_bitwise) {

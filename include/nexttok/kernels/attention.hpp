@@ -1,6 +1,6 @@
 // The two products of attention over one key/value head's cached rows, which `row(t)` gives
 // (const pointer to float, Eigen::half or Eigen::bfloat16, read in the cache's own type):
-// - dot_rows: the scores of one query, each bitwise dot(row(t), q, n) (dot.hpp), times a scale;
+// - dot_rows: the scores of several queries, each bitwise dot(row(t), q, n) (dot.hpp), times a scale;
 // - weighted_rows: the outputs of several query heads, sum over t of p(t) * row(t), reading each
 //   value row once for all of them, its accumulators in registers over all t.
 // Neither depends on how positions are split between calls or threads: decode and prefill, 1 and N
@@ -16,10 +16,12 @@
 
 namespace nexttok {
 
-// out[t] = dot(row(t), q, n) * scale for t < count. With AVX-512 and n a multiple of 16, sixteen
-// rows at a time whose sums are reduced together (simd::reduce16) instead of one by one.
+// out[k * ldo + t] = dot(row(t), q + k * ldq, n) * scale for t < count and the nq queries k < nq.
+// With AVX-512 and n a multiple of 16, sixteen rows at a time whose sums are reduced together
+// (simd::reduce16) instead of one by one, for every query while those rows are in L1.
 template <class Row, class X>
-inline void dot_rows(Row&& row, std::int64_t count, const X* q, std::int64_t n, float scale, float* out) noexcept {
+inline void dot_rows(Row&& row, std::int64_t count, const X* q, std::int64_t nq, std::int64_t ldq, std::int64_t n,
+                     float scale, float* out, std::int64_t ldo) noexcept {
     std::int64_t t = 0;
 #if defined(__AVX512F__)
     namespace s = detail::simd;
@@ -27,17 +29,21 @@ inline void dot_rows(Row&& row, std::int64_t count, const X* q, std::int64_t n, 
         for (; t + 16 <= count; t += 16) {
             decltype(row(t)) rows[16];
             for (int i = 0; i < 16; ++i) rows[s::reduce16_slot[i]] = row(t + i);
-            s::vec acc[16];
-            NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) acc[i] = s::zero();
-            for (std::int64_t j = 0; j < n; j += s::width) {  // as dot_block_range: one accumulator, ascending j
-                const s::vec qv = s::load(q + j);
-                NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) acc[i] = s::fmadd(s::load(rows[i] + j), qv, acc[i]);
+            for (std::int64_t k = 0; k < nq; ++k) {
+                const X* qk = q + k * ldq;
+                s::vec acc[16];
+                NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) acc[i] = s::zero();
+                for (std::int64_t j = 0; j < n; j += s::width) {  // as dot_block_range: one accumulator, ascending j
+                    const s::vec qv = s::load(qk + j);
+                    NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) acc[i] = s::fmadd(s::load(rows[i] + j), qv, acc[i]);
+                }
+                s::store(out + k * ldo + t, s::mul(s::reduce16(acc), s::set1(scale)));
             }
-            s::store(out + t, s::mul(s::reduce16(acc), s::set1(scale)));
         }
     }
 #endif
-    for (; t < count; ++t) out[t] = dot(row(t), q, n) * scale;
+    for (; t < count; ++t)
+        for (std::int64_t k = 0; k < nq; ++k) out[k * ldo + t] = dot(row(t), q + k * ldq, n) * scale;
 }
 
 namespace detail {

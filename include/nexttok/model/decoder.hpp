@@ -235,8 +235,7 @@ private:
             float* out = attn_out_.data() + static_cast<std::size_t>(thread) * group * hd;
             const auto key_row = [&](std::int64_t t) -> const Scalar* { return cache.key(l, t) + kv_off; };
             const auto value_row = [&](std::int64_t t) -> const Scalar* { return cache.value(l, t) + kv_off; };
-            for (std::int64_t k = 0; k < per_task; ++k)
-                dot_rows(key_row, n_pos, q + k * hd, hd, attn_scale_, scores + k * reserved_positions_);
+            dot_rows(key_row, n_pos, q, per_task, hd, hd, attn_scale_, scores, reserved_positions_);
             for (std::int64_t k = 0; k < per_task; ++k) softmax(scores + k * reserved_positions_, n_pos);
             weighted_rows(scores, reserved_positions_, per_task, value_row, n_pos, hd, out, hd);
             for (std::int64_t k = 0; k < per_task; ++k) {
