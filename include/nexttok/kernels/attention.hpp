@@ -81,17 +81,18 @@ inline void with_count(std::int64_t k, F&& f) {
 
 // out[k * ldo + j] = sum over t < count, in ascending t, of p[k * ldp + t] * row(t)[j] (one
 // simd::fmadd per term; the last n % width columns in scalar float), for k < nk, j < n.
-// Heads go by four, columns by up to four (AVX-512) or two vectors, so accumulators stay in registers.
+// Heads go by up to eight (AVX-512; four otherwise) and columns by up to two vectors, so that the
+// accumulators stay in registers and each line of a value row is read once for eight heads.
 template <class Row>
 inline void weighted_rows(const float* p, std::int64_t ldp, std::int64_t nk, Row&& row, std::int64_t count,
                           std::int64_t n, float* out, std::int64_t ldo) noexcept {
     namespace s = detail::simd;
-    constexpr int max_vectors = s::width == 16 ? 4 : 2;
+    constexpr int max_heads = s::width == 16 ? 8 : 4, max_vectors = 2;
     const std::int64_t vector_cols = n / s::width * s::width;
-    for (std::int64_t k0 = 0; k0 < nk; k0 += 4) {
+    for (std::int64_t k0 = 0; k0 < nk; k0 += max_heads) {
         const float* pk = p + k0 * ldp;
         float* ok = out + k0 * ldo;
-        detail::with_count<4>(std::min<std::int64_t>(4, nk - k0), [&]<int NK>() {
+        detail::with_count<max_heads>(std::min<std::int64_t>(max_heads, nk - k0), [&]<int NK>() {
             for (std::int64_t j0 = 0; j0 < vector_cols; j0 += max_vectors * s::width) {
                 detail::with_count<max_vectors>(std::min<std::int64_t>(max_vectors, (vector_cols - j0) / s::width), [&]<int NV>() {
                     detail::weighted_block<NK, NV>(pk, ldp, row, count, j0, ok, ldo);
