@@ -94,7 +94,8 @@ inline void weighted_rows(const float* p, std::int64_t ldp, std::int64_t nk, Row
         float* ok = out + k0 * ldo;
         detail::with_count<max_heads>(std::min<std::int64_t>(max_heads, nk - k0), [&]<int NK>() {
             for (std::int64_t j0 = 0; j0 < vector_cols; j0 += max_vectors * s::width) {
-                detail::with_count<max_vectors>(std::min<std::int64_t>(max_vectors, (vector_cols - j0) / s::width), [&]<int NV>() {
+                const std::int64_t vectors = std::min<std::int64_t>(max_vectors, (vector_cols - j0) / s::width);
+                detail::with_count<max_vectors>(vectors, [&]<int NV>() {
                     detail::weighted_block<NK, NV>(pk, ldp, row, count, j0, ok, ldo);
                 });
             }

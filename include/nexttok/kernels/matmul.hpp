@@ -6,11 +6,10 @@
 // dense weights and several tokens, activations and weight rows are packed as float first.
 //
 // Work is split into blocks of `rows_per_task` rows (`packed_rows_per_task` when packed) whatever
-// the thread count; several matrices
-// that read the same x (q, k, v; gate, up) can share one parallel_for (matmul_group), which saves
-// thread round trips in decode. Inside a block, register tiles of NR rows x NT tokens
-// (dot_block, qdot_block) let each weight chunk serve NT tokens and each activation chunk NR
-// rows. Every output is computed in an order that does not depend on the tile, so results do not
+// the thread count; several matrices that read the same x (q, k, v; gate, up) can share one
+// parallel_for (matmul_group), which saves thread round trips in decode. Inside a block,
+// register tiles of NR rows x NT tokens (dot_block, qdot_block, packed_block_range) let each
+// weight chunk serve NT tokens and each activation chunk NR rows. Every output is computed in an order that does not depend on the tile, so results do not
 // depend on the thread count or on n (see dot.hpp, quant_act.hpp).
 #pragma once
 
@@ -61,7 +60,8 @@ public:
     }
     // Thread `thread`'s block of `floats` packed weights, for threads [0, n_threads).
     float* packed_rows(int thread, int n_threads, std::int64_t floats) {
-        if (packed_rows_.size() < static_cast<std::size_t>(n_threads)) packed_rows_.resize(static_cast<std::size_t>(n_threads));
+        const auto threads = static_cast<std::size_t>(n_threads);
+        if (packed_rows_.size() < threads) packed_rows_.resize(threads);
         auto& rows = packed_rows_[static_cast<std::size_t>(thread)];
         grow(rows, floats);
         return rows.data();
@@ -286,17 +286,18 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
     // Dense weights and several tokens: the activations packed once for all tasks, and a block of
     // packed weight rows per thread (allocated here, before the tasks, when it grows).
     const std::int64_t steps = dot_block_columns<float>(cols) / dot_step;
+    const std::int64_t panel_floats = detail::packed_rows_per_task * steps * dot_step;
     const float* xp = nullptr;
     if (pack) {
         float* out = ws.packed_tokens(n, cols);
         const std::int64_t tiles = (n + detail::tile_tokens - 1) / detail::tile_tokens;
         pool.parallel_for(tiles, [&](std::int64_t j, int) {
             const std::int64_t t = j * detail::tile_tokens;
-            detail::pack_tiles(x + t * ldx, ldx, std::min<std::int64_t>(detail::tile_tokens, n - t), steps, detail::tile_tokens, false,
-                               out + t * steps * dot_step);
+            const std::int64_t m = std::min<std::int64_t>(detail::tile_tokens, n - t);
+            detail::pack_tiles(x + t * ldx, ldx, m, steps, detail::tile_tokens, false, out + t * steps * dot_step);
         });
         xp = out;
-        for (int t = 0; t < pool.size(); ++t) ws.packed_rows(t, pool.size(), detail::packed_rows_per_task * steps * dot_step);
+        for (int t = 0; t < pool.size(); ++t) ws.packed_rows(t, pool.size(), panel_floats);
     }
     const std::int64_t n_tasks = first_task[targets.size()];
     pool.parallel_for(n_tasks, [&](std::int64_t task, int thread) {
@@ -317,7 +318,7 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
             } else if (n == 1) {
                 detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
             } else {
-                float* panel = ws.packed_rows(thread, pool.size(), detail::packed_rows_per_task * steps * dot_step);
+                float* panel = ws.packed_rows(thread, pool.size(), panel_floats);
                 detail::row_block_prefill(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy, xp, panel);
             }
         });
