@@ -148,10 +148,4 @@ inline float dot(const W* w, const X* x, std::int64_t n) noexcept {
     return out;
 }
 
-// y[i] += a * x[i], with x converted to float.
-template <class X>
-inline void axpy(float a, const X* x, float* y, std::int64_t n) noexcept {
-    for (std::int64_t i = 0; i < n; ++i) y[i] += a * detail::simd::to_float(x[i]);
-}
-
 }  // namespace nexttok

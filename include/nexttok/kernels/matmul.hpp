@@ -9,8 +9,9 @@
 // the thread count; several matrices that read the same x (q, k, v; gate, up) can share one
 // parallel_for (matmul_group), which saves thread round trips in decode. Inside a block,
 // register tiles of NR rows x NT tokens (dot_block, qdot_block, packed_block_range) let each
-// weight chunk serve NT tokens and each activation chunk NR rows. Every output is computed in an order that does not depend on the tile, so results do not
-// depend on the thread count or on n (see dot.hpp, quant_act.hpp).
+// weight chunk serve NT tokens and each activation chunk NR rows. Every output is computed in an
+// order that does not depend on the tile, so results do not depend on the thread count or on n
+// (see dot.hpp, quant_act.hpp).
 #pragma once
 
 #include <nexttok/detail/aligned_buffer.hpp>
