@@ -1,6 +1,7 @@
 // The decoder against llama.cpp's logits for the same files and prompts (the oracle), within the
 // tolerances that data/README.md states for each weight type, and the 32 greedy tokens.
 #include <nexttok/cache/kv_cache.hpp>
+#include <nexttok/cache/q8_0_kv_cache.hpp>
 #include <nexttok/model/decoder.hpp>
 #include <nexttok/model/load_model.hpp>
 
@@ -58,6 +59,53 @@ TEST_P(reference_logits_test, matches_llama_cpp) {
         next = static_cast<token_id>(test::argmax(step.data(), V));
     }
 }
+
+// The same oracle with the keys and values stored as q8_0 (q8_0_kv_cache) while llama.cpp's cache
+// was F32: the 8-bit cache must stay within the tolerance data/README.md gives for 8-bit
+// activations (3e-2) and keep the argmax at every prompt position, whatever the weight type.
+// The error it adds is recorded (relative_rms_error, and vs our own float cache: cache_error).
+class reference_logits_q8_0_cache_test : public ::testing::TestWithParam<reference_case> {};
+
+TEST_P(reference_logits_q8_0_cache_test, matches_llama_cpp_within_the_8_bit_tolerance) {
+    const reference_case& rc = GetParam();
+    NEXTTOK_REQUIRE_DATA(std::string("models/") + rc.model);
+    const auto ref = test::read_reference_logits(test::data_path(std::string("reference/") + rc.reference).string());
+    ASSERT_FALSE(ref.prompt.empty());
+    auto m = load_model(test::data_path(std::string("models/") + rc.model));
+    const std::int64_t V = m->config().vocab_size;
+    decoder<float> dec(m);
+    q8_0_kv_cache<float> cache(m->config(), 64);
+    kv_cache<float> float_cache(m->config(), 64);
+    std::vector<float> logits(ref.prompt.size() * V), float_logits(logits.size());
+    dec.forward(ref.prompt, 0, cache, logits, logits_for::all);
+    dec.forward(ref.prompt, 0, float_cache, float_logits, logits_for::all);
+    std::vector<float> expected;
+    for (const auto& row : ref.logits) expected.insert(expected.end(), row.begin(), row.end());
+    const double err = test::relative_rms_error(logits, expected);
+    const double cache_err = test::relative_rms_error(logits, float_logits);
+    RecordProperty("relative_rms_error", std::to_string(err));
+    RecordProperty("cache_error", std::to_string(cache_err));
+    EXPECT_LT(err, 3e-2) << rc.model;
+    EXPECT_GT(cache_err, 0.0) << rc.model << ": identical to the float cache, so q8_0 is not used";
+    for (std::size_t p = 0; p < ref.prompt.size(); ++p)
+        EXPECT_EQ(test::argmax(logits.data() + p * V, V), test::argmax(ref.logits[p].data(), V)) << "position " << p;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    files, reference_logits_q8_0_cache_test,
+    ::testing::Values(reference_case{"stories260K/stories260K.gguf", "stories260K.logits.txt", 3e-2, false},
+                      reference_case{"random/tiny-f32.gguf", "tiny-f32.logits.txt", 3e-2, false},
+                      reference_case{"random/tiny-qwen2-f32.gguf", "tiny-qwen2-f32.logits.txt", 3e-2, false},
+                      reference_case{"random/tiny-gpt2-f32.gguf", "tiny-gpt2-f32.logits.txt", 3e-2, false},
+                      reference_case{"random/small-f32.gguf", "small-f32.logits.txt", 3e-2, false},
+                      reference_case{"random/tiny-q4_0.gguf", "tiny-q4_0.logits.txt", 3e-2, false}),
+    [](const auto& info) {
+        std::string name = info.param.reference;
+        name = name.substr(0, name.find('.'));
+        for (char& ch : name)
+            if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+        return name;
+    });
 
 // Tolerances from data/README.md.
 INSTANTIATE_TEST_SUITE_P(

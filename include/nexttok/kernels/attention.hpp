@@ -1,5 +1,6 @@
 // The two products of attention over one key/value head's cached rows, which `row(t)` gives
-// (const pointer to float, Eigen::half or Eigen::bfloat16, read in the cache's own type):
+// (const pointer to float, Eigen::half or Eigen::bfloat16, or a q8_0_row: read in the cache's own
+// type, never converted as a whole):
 // - dot_rows: the scores of several queries, each bitwise dot(row(t), q, n) (dot.hpp), times a scale;
 // - weighted_rows: the outputs of several query heads, sum over t of p(t) * row(t), reading each
 //   value row once for all of them, its accumulators in registers over all t.
@@ -9,6 +10,7 @@
 
 #include <nexttok/kernels/detail/simd.hpp>
 #include <nexttok/kernels/dot.hpp>
+#include <nexttok/kernels/q8_0_rows.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -57,7 +59,7 @@ inline void weighted_block(const float* p, std::int64_t ldp, Row& row, std::int6
     NEXTTOK_UNROLL for (int k = 0; k < NK; ++k)
         NEXTTOK_UNROLL for (int c = 0; c < NV; ++c) acc[k][c] = s::zero();
     for (std::int64_t t = 0; t < count; ++t) {
-        const auto* v = row(t) + j0;
+        const auto v = row(t) + j0;
         s::vec vv[NV];
         NEXTTOK_UNROLL for (int c = 0; c < NV; ++c) vv[c] = s::load(v + c * s::width);
         NEXTTOK_UNROLL for (int k = 0; k < NK; ++k) {

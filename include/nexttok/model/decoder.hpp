@@ -1,7 +1,7 @@
 // The decoder of every supported family (Llama, Qwen2, GPT-2; see architecture.hpp):
 // forward(tokens, positions, cache) -> logits. Templated on Scalar, the
-// type in which the KV cache and the inputs of every weight product are stored (float,
-// Eigen::half, Eigen::bfloat16). Everything that accumulates (dot products, the residual stream,
+// type in which the KV cache (unless it is a q8_0_kv_cache) and the inputs of every weight
+// product are stored (float, Eigen::half, Eigen::bfloat16). Everything that accumulates (dot products, the residual stream,
 // norms, softmax) is float. One forward call takes the whole prompt (prefill: each weight row
 // serves a tile of tokens) or one token (decode); both give bitwise the same numbers for a token.
 //
@@ -16,6 +16,8 @@
 #include <nexttok/kernels/dot.hpp>
 #include <nexttok/kernels/matmul.hpp>
 #include <nexttok/kernels/ops.hpp>
+#include <nexttok/kernels/q8_0_rows.hpp>
+#include <nexttok/kernels/quantize.hpp>
 #include <nexttok/kernels/thread_pool.hpp>
 #include <nexttok/model/model.hpp>
 #include <nexttok/types.hpp>
@@ -28,6 +30,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace nexttok {
@@ -169,6 +172,10 @@ private:
         else pool_.parallel_for(n, [&](std::int64_t i, int) { f(i); });
     }
 
+    // Element `offset` on of a cached row, as attention reads it (attention.hpp).
+    static const Scalar* row_at(const Scalar* row, std::int64_t offset) noexcept { return row + offset; }
+    static q8_0_row row_at(const block_q8_0* row, std::int64_t offset) noexcept { return {row, offset}; }
+
     // RoPE on each head of one token's q or k, in the pairing of the architecture.
     void rotate(float* x, std::int64_t n_heads, const float* cos_sin) const noexcept {
         const model_config& c = config();
@@ -203,11 +210,17 @@ private:
                 rotate(q_.data() + i * q_dim, c.n_heads, cs);
                 rotate(k_.data() + i * kv_dim, c.n_kv_heads, cs);
             }
-            Scalar* kc = cache.key(l, pos0 + i);
-            Scalar* vc = cache.value(l, pos0 + i);
-            for (std::int64_t j = 0; j < kv_dim; ++j) {
-                kc[j] = static_cast<Scalar>(k_[i * kv_dim + j]);
-                vc[j] = static_cast<Scalar>(v_[i * kv_dim + j]);
+            auto* kc = cache.key(l, pos0 + i);
+            auto* vc = cache.value(l, pos0 + i);
+            if constexpr (std::is_same_v<kv_element_t<Cache>, block_q8_0>) {
+                // Whole blocks: the cache checked kv_dim % 32 == 0 when it was made, so this never throws.
+                quantize_row_q8_0(k_.data() + i * kv_dim, kc, kv_dim);
+                quantize_row_q8_0(v_.data() + i * kv_dim, vc, kv_dim);
+            } else {
+                for (std::int64_t j = 0; j < kv_dim; ++j) {
+                    kc[j] = static_cast<Scalar>(k_[i * kv_dim + j]);
+                    vc[j] = static_cast<Scalar>(v_[i * kv_dim + j]);
+                }
             }
         });
 
@@ -233,8 +246,9 @@ private:
             // scores of head h0 + k at [k * reserved_positions_, + n_pos); its output at [k * hd, + hd)
             float* scores = scores_.data() + static_cast<std::size_t>(thread) * group * reserved_positions_;
             float* out = attn_out_.data() + static_cast<std::size_t>(thread) * group * hd;
-            const auto key_row = [&](std::int64_t t) -> const Scalar* { return cache.key(l, t) + kv_off; };
-            const auto value_row = [&](std::int64_t t) -> const Scalar* { return cache.value(l, t) + kv_off; };
+            // Rows in the cache's own element type: Scalar pointers, or q8_0 blocks read in place.
+            const auto key_row = [&](std::int64_t t) { return row_at(cache.key(l, t), kv_off); };
+            const auto value_row = [&](std::int64_t t) { return row_at(cache.value(l, t), kv_off); };
             dot_rows(key_row, n_pos, q, per_task, hd, hd, attn_scale_, scores, reserved_positions_);
             for (std::int64_t k = 0; k < per_task; ++k) softmax(scores + k * reserved_positions_, n_pos);
             weighted_rows(scores, reserved_positions_, per_task, value_row, n_pos, hd, out, hd);

@@ -1,38 +1,49 @@
 // Key and value rows of one sequence, laid out (layer, position, n_kv_heads * head_dim), allocated
-// once. Shared by kv_cache and no_cache, which differ only in what generate() may assume. Internal.
+// once. Shared by kv_cache and no_cache, which differ only in what generate() may assume, and by
+// q8_0_kv_cache, whose Element is a block of 32 values (a row is kv_dim / 32 blocks). Internal.
 #pragma once
 
 #include <nexttok/error.hpp>
+#include <nexttok/kernels/quant_blocks.hpp>
 #include <nexttok/model/model_config.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace nexttok::detail {
 
-template <class Scalar>
+template <class Element>
 class contiguous_storage {
 public:
+    // Values per Element: 32 for a q8_0 block, 1 for a scalar.
+    static constexpr std::int64_t values_per_element = std::is_same_v<Element, block_q8_0> ? block_q8_0::block_size : 1;
+
     contiguous_storage(const model_config& c, std::int64_t capacity, const char* kind)
-        : kind_(kind), n_layers_(c.n_layers), capacity_(capacity == 0 ? c.max_seq_len : capacity), kv_dim_(c.kv_dim()) {
+        : kind_(kind), n_layers_(c.n_layers), capacity_(capacity == 0 ? c.max_seq_len : capacity), kv_dim_(c.kv_dim()),
+          row_elements_(kv_dim_ / values_per_element) {
         if (capacity_ <= 0 || capacity_ > (std::int64_t{1} << 24))
             throw invalid_argument_error(std::string(kind_) + ": capacity " + std::to_string(capacity_) + " positions (expected 1..16777216)");
-        const std::size_t n = static_cast<std::size_t>(n_layers_ * capacity_ * kv_dim_);
+        if (kv_dim_ % values_per_element != 0)
+            throw invalid_argument_error(std::string(kind_) + ": the model's key and value rows have " + std::to_string(kv_dim_) +
+                                         " values (n_kv_heads x head_dim), expected a multiple of " +
+                                         std::to_string(values_per_element) + " (whole blocks)");
+        const std::size_t n = static_cast<std::size_t>(n_layers_ * capacity_ * row_elements_);
         k_.resize(n);
         v_.resize(n);
     }
 
     std::int64_t capacity() const noexcept { return capacity_; }
     std::int64_t size() const noexcept { return size_; }
-    std::size_t bytes() const noexcept { return (k_.size() + v_.size()) * sizeof(Scalar); }
+    std::size_t bytes() const noexcept { return (k_.size() + v_.size()) * sizeof(Element); }
     std::int64_t kv_dim() const noexcept { return kv_dim_; }
 
-    Scalar* key(std::int64_t layer, std::int64_t pos) noexcept { return k_.data() + offset(layer, pos); }
-    Scalar* value(std::int64_t layer, std::int64_t pos) noexcept { return v_.data() + offset(layer, pos); }
-    const Scalar* key(std::int64_t layer, std::int64_t pos) const noexcept { return k_.data() + offset(layer, pos); }
-    const Scalar* value(std::int64_t layer, std::int64_t pos) const noexcept { return v_.data() + offset(layer, pos); }
+    Element* key(std::int64_t layer, std::int64_t pos) noexcept { return k_.data() + offset(layer, pos); }
+    Element* value(std::int64_t layer, std::int64_t pos) noexcept { return v_.data() + offset(layer, pos); }
+    const Element* key(std::int64_t layer, std::int64_t pos) const noexcept { return k_.data() + offset(layer, pos); }
+    const Element* value(std::int64_t layer, std::int64_t pos) const noexcept { return v_.data() + offset(layer, pos); }
 
     void reserve(std::int64_t n_positions) {
         if (n_positions > capacity_)
@@ -47,16 +58,17 @@ public:
 
 private:
     std::size_t offset(std::int64_t layer, std::int64_t pos) const noexcept {
-        return static_cast<std::size_t>((layer * capacity_ + pos) * kv_dim_);
+        return static_cast<std::size_t>((layer * capacity_ + pos) * row_elements_);
     }
 
     const char* kind_;
     std::int64_t n_layers_;
     std::int64_t capacity_;
     std::int64_t kv_dim_;
+    std::int64_t row_elements_;  // kv_dim / values_per_element
     std::int64_t size_ = 0;
-    std::vector<Scalar> k_;  // (n_layers, capacity, kv_dim)
-    std::vector<Scalar> v_;  // (n_layers, capacity, kv_dim)
+    std::vector<Element> k_;  // (n_layers, capacity, row_elements)
+    std::vector<Element> v_;  // (n_layers, capacity, row_elements)
 };
 
 }  // namespace nexttok::detail
