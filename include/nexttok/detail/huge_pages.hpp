@@ -7,8 +7,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
+#include <type_traits>
+#include <utility>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -45,5 +48,39 @@ inline std::shared_ptr<std::byte[]> allocate_buffer(std::size_t size) {
     advise_huge_pages(b.get(), size);
     return b;
 }
+
+// n zeroed elements of a trivially copyable T in a buffer from allocate_buffer (huge pages for a
+// large one): storage that is read through every token, such as a KV cache. Copies are deep.
+template <class T>
+class huge_page_array {
+    static_assert(std::is_trivially_copyable_v<T>);
+
+public:
+    huge_page_array() = default;
+    explicit huge_page_array(std::size_t n) : n_(n), buffer_(allocate_buffer(n * sizeof(T))) {
+        std::memset(buffer_.get(), 0, n * sizeof(T));
+    }
+    huge_page_array(const huge_page_array& o) : huge_page_array(o.n_) { std::memcpy(buffer_.get(), o.buffer_.get(), n_ * sizeof(T)); }
+    huge_page_array& operator=(const huge_page_array& o) {
+        if (this == &o) return *this;
+        if (n_ != o.n_) *this = huge_page_array(o.n_);
+        std::memcpy(buffer_.get(), o.buffer_.get(), n_ * sizeof(T));
+        return *this;
+    }
+    huge_page_array(huge_page_array&& o) noexcept : n_(std::exchange(o.n_, 0)), buffer_(std::move(o.buffer_)) {}
+    huge_page_array& operator=(huge_page_array&& o) noexcept {
+        n_ = std::exchange(o.n_, 0);
+        buffer_ = std::move(o.buffer_);
+        return *this;
+    }
+
+    std::size_t size() const noexcept { return n_; }
+    T* data() noexcept { return reinterpret_cast<T*>(buffer_.get()); }
+    const T* data() const noexcept { return reinterpret_cast<const T*>(buffer_.get()); }
+
+private:
+    std::size_t n_ = 0;
+    std::shared_ptr<std::byte[]> buffer_;  // owned alone: copies above are deep
+};
 
 }  // namespace nexttok::detail

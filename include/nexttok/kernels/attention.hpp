@@ -14,32 +14,61 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 namespace nexttok {
 
+#if defined(__AVX512F__)
+namespace detail {
+
+// dot_rows for the sixteen rows of one block (rows[reduce16_slot[i]] = row i), every query.
+template <class R, class X>
+inline void dot_16_rows(const R (&rows)[16], const X* q, std::int64_t nq, std::int64_t ldq, std::int64_t n, float scale,
+                        float* out, std::int64_t ldo) noexcept {
+    namespace s = simd;
+    for (std::int64_t k = 0; k < nq; ++k) {
+        const X* qk = q + k * ldq;
+        s::vec acc[16];
+        NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) acc[i] = s::zero();
+        for (std::int64_t j = 0; j < n; j += s::width) {  // as dot_block_range: one accumulator, ascending j
+            const s::vec qv = s::load(qk + j);
+            NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) acc[i] = s::fmadd(s::load(rows[i] + j), qv, acc[i]);
+        }
+        s::store(out + k * ldo, s::mul(s::reduce16(acc), s::set1(scale)));
+    }
+}
+
+}  // namespace detail
+#endif
+
 // out[k * ldo + t] = dot(row(t), q + k * ldq, n) * scale for t < count and the nq queries k < nq.
 // With AVX-512 and n a multiple of 16, sixteen rows at a time whose sums are reduced together
-// (simd::reduce16) instead of one by one, for every query while those rows are in L1.
+// (simd::reduce16) instead of one by one, for every query while those rows are in L1. Rows that
+// are not plain arrays (q8_0_row) are first read into floats once for all the queries (the same
+// values, so the same sums).
 template <class Row, class X>
 inline void dot_rows(Row&& row, std::int64_t count, const X* q, std::int64_t nq, std::int64_t ldq, std::int64_t n,
                      float scale, float* out, std::int64_t ldo) noexcept {
     std::int64_t t = 0;
 #if defined(__AVX512F__)
     namespace s = detail::simd;
-    if (n % s::width == 0) {
+    using R = decltype(row(t));
+    constexpr std::int64_t max_converted = 256;  // values per row converted at once (16 KiB for 16 rows)
+    if (n % s::width == 0 && (std::is_pointer_v<R> || n <= max_converted)) {
         for (; t + 16 <= count; t += 16) {
-            decltype(row(t)) rows[16];
+            R rows[16];
             for (int i = 0; i < 16; ++i) rows[s::reduce16_slot[i]] = row(t + i);
-            for (std::int64_t k = 0; k < nq; ++k) {
-                const X* qk = q + k * ldq;
-                s::vec acc[16];
-                NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) acc[i] = s::zero();
-                for (std::int64_t j = 0; j < n; j += s::width) {  // as dot_block_range: one accumulator, ascending j
-                    const s::vec qv = s::load(qk + j);
-                    NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) acc[i] = s::fmadd(s::load(rows[i] + j), qv, acc[i]);
+            if constexpr (std::is_pointer_v<R>) {
+                detail::dot_16_rows(rows, q, nq, ldq, n, scale, out + t, ldo);
+            } else {
+                alignas(64) float values[16 * max_converted];
+                const float* converted[16];
+                for (int i = 0; i < 16; ++i) {
+                    converted[i] = values + i * n;
+                    for (std::int64_t j = 0; j < n; j += s::width) s::store(values + i * n + j, s::load(rows[i] + j));
                 }
-                s::store(out + k * ldo + t, s::mul(s::reduce16(acc), s::set1(scale)));
+                detail::dot_16_rows(converted, q, nq, ldq, n, scale, out + t, ldo);
             }
         }
     }

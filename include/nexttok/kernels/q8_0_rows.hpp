@@ -59,7 +59,16 @@ inline float dot(const q8_0_row& w, const X* x, std::int64_t n) noexcept {
     s::vec sum = v[0];
     for (int a = 1; a < A; ++a) sum = s::add(sum, v[a]);
     float total = s::reduce(sum);
+    // GCC 12, given a constant n that is a whole number of vectors, may warn about this loop's
+    // iterations past n (-Waggressive-loop-optimizations), which never run.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Waggressive-loop-optimizations"
+#endif
     for (; i < n; ++i) total += w[i] * s::to_float(x[i]);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
     return total;
 }
 

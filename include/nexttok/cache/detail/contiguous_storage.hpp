@@ -3,6 +3,7 @@
 // q8_0_kv_cache, whose Element is a block of 32 values (a row is kv_dim / 32 blocks). Internal.
 #pragma once
 
+#include <nexttok/detail/huge_pages.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/kernels/quant_blocks.hpp>
 #include <nexttok/model/model_config.hpp>
@@ -31,8 +32,8 @@ public:
                                          " values (n_kv_heads x head_dim), expected a multiple of " +
                                          std::to_string(values_per_element) + " (whole blocks)");
         const std::size_t n = static_cast<std::size_t>(n_layers_ * capacity_ * row_elements_);
-        k_.resize(n);
-        v_.resize(n);
+        k_ = huge_page_array<Element>(n);
+        v_ = huge_page_array<Element>(n);
     }
 
     std::int64_t capacity() const noexcept { return capacity_; }
@@ -67,8 +68,10 @@ private:
     std::int64_t kv_dim_;
     std::int64_t row_elements_;  // kv_dim / values_per_element
     std::int64_t size_ = 0;
-    std::vector<Element> k_;  // (n_layers, capacity, row_elements)
-    std::vector<Element> v_;  // (n_layers, capacity, row_elements)
+    // (n_layers, capacity, row_elements) each, in huge pages where possible: attention reads a
+    // head's slice of every cached row, a TLB miss per row with 4 KiB pages.
+    huge_page_array<Element> k_;
+    huge_page_array<Element> v_;
 };
 
 }  // namespace nexttok::detail
