@@ -5,10 +5,15 @@
 // - prefill multiplies the weights by a 128-token matrix: bound by arithmetic. Reported: tokens/s,
 //   GFLOP/s (2 per multiply-add of the weight products and attention) and flops_fraction of the
 //   measured peak FMA rate.
+// - long-context decode (1.1B, q4_0 weights, contexts 1024..2047) with the KV cache in float and
+//   in q8_0 (q8_0_kv_cache): attention then reads the cache, up to 92 MB per token in float.
+//   Reported: tokens/s, kv_MB read per token (mean), bw_fraction of weights + cache bytes.
 // Shapes: "110M" (dim 768, 12 layers, 12 heads, ffn 2048, vocab 32000) and "1.1B" (TinyLlama:
 // dim 2048, 22 layers, 32 heads, 4 KV heads, ffn 5632, vocab 32000). Filter with
 // --benchmark_filter, e.g. 'decode/1.1B/q4_0'.
 #include <nexttok/cache/kv_cache.hpp>
+#include <nexttok/cache/q8_0_kv_cache.hpp>
+#include <nexttok/kernels/quantize.hpp>
 #include <nexttok/model/decoder.hpp>
 #include <nexttok/model/random_model.hpp>
 
@@ -16,10 +21,13 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -97,6 +105,47 @@ void decode(benchmark::State& state, const shape& s, tensor_type type, int n_thr
     state.counters["bw_fraction"] = bytes * tokens_per_second / bandwidth(n_threads);
 }
 
+// Decode at contexts [first, 2 first): the cache's rows below `first` are random (as a prompt's would
+// be, for timing), then each token appends a row and attends to all earlier ones.
+template <class Cache>
+void decode_long(benchmark::State& state, const shape& s, tensor_type type, int n_threads) {
+    constexpr std::int64_t first = 1024;
+    const auto& m = model_for(s, type);
+    const nexttok::model_config& c = m->config();
+    nexttok::decoder<float> dec(m, n_threads);
+    Cache cache(c, 2 * first);
+    std::mt19937 rng(7);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> row(static_cast<std::size_t>(c.kv_dim()));
+    for (std::int64_t l = 0; l < c.n_layers; ++l)
+        for (std::int64_t pos = 0; pos < first; ++pos)
+            for (auto* dst : {cache.key(l, pos), cache.value(l, pos)}) {
+                for (float& v : row) v = normal(rng);
+                if constexpr (std::is_same_v<nexttok::kv_element_t<Cache>, nexttok::block_q8_0>)
+                    nexttok::quantize_row_q8_0(row.data(), dst, c.kv_dim());
+                else std::copy(row.begin(), row.end(), dst);
+            }
+    cache.reserve(first);
+    std::vector<float> logits(static_cast<std::size_t>(c.vocab_size));
+    std::int64_t pos = first;
+    double kv_bytes = 0.0;
+    const double row_bytes = static_cast<double>(cache.bytes()) / static_cast<double>(2 * first);  // K and V, all layers
+    const auto t0 = std::chrono::steady_clock::now();
+    for (auto _ : state) {
+        nexttok::token_id token = static_cast<nexttok::token_id>((pos * 7919) % 32000);
+        dec.forward(std::span<const nexttok::token_id>(&token, 1), pos, cache, logits);
+        kv_bytes += row_bytes * static_cast<double>(pos + 1);
+        pos = pos == 2 * first - 1 ? first : pos + 1;
+        benchmark::DoNotOptimize(logits.data());
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double tokens = static_cast<double>(state.iterations());
+    const double bytes = static_cast<double>(m->weight_bytes()) + kv_bytes / tokens;
+    state.counters["tokens_per_s"] = tokens / seconds;
+    state.counters["kv_MB"] = kv_bytes / tokens / 1e6;
+    state.counters["bw_fraction"] = bytes * tokens / seconds / bandwidth(n_threads);
+}
+
 void prefill(benchmark::State& state, const shape& s, tensor_type type, int n_threads) {
     constexpr std::int64_t n = 128;
     const auto& m = model_for(s, type);
@@ -144,6 +193,16 @@ int main(int argc, char** argv) {
                                              [&s, type, threads](benchmark::State& st) { prefill(st, s, type, threads); })
                     ->UseRealTime()->MinTime(1.0)->Unit(benchmark::kMillisecond);
         }
+    const shape& big = shapes[1];
+    for (int threads : {1, 2}) {
+        const std::string suffix = "/1.1B/q4_0/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(("decode_ctx1024/kv_f32" + suffix).c_str(), [&big, threads](benchmark::State& st) {
+            decode_long<nexttok::kv_cache<float>>(st, big, tensor_type::q4_0, threads);
+        })->UseRealTime()->MinTime(1.0);
+        benchmark::RegisterBenchmark(("decode_ctx1024/kv_q8_0" + suffix).c_str(), [&big, threads](benchmark::State& st) {
+            decode_long<nexttok::q8_0_kv_cache<float>>(st, big, tensor_type::q4_0, threads);
+        })->UseRealTime()->MinTime(1.0);
+    }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
