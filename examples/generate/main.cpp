@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 namespace {
 
@@ -32,6 +33,7 @@ struct options {
     std::int64_t context = 0;      // KV-cache capacity in positions; 0: the model's context length
     std::string scalar = "float";  // KV cache and activations: float, half or bf16
     bool no_cache = false;         // recompute the whole prefix at every step (the uncached baseline)
+    std::string cache_type = "scalar";  // the KV cache in --scalar's type, or q8_0 (8-bit blocks)
     int threads = 0;               // 0: one per hardware thread
     nexttok::generation_options gen;
 };
@@ -116,8 +118,11 @@ void run(const options& o, const loaded& l, const char* scalar_name) {
                      static_cast<long long>(t.n_prompt_tokens), t.prefill_tokens_per_second(), r.tokens.size(),
                      t.decode_tokens_per_second(), std::string(nexttok::to_string(r.reason)).c_str());
     }
+    const std::string cache_name = o.no_cache ? std::string(scalar_name) + ", no cache: scratch"
+                                   : std::is_same_v<nexttok::kv_element_t<Cache>, nexttok::block_q8_0> ? std::string("q8_0")
+                                                                                                      : std::string(scalar_name);
     std::fprintf(stderr, "[%s] load: %.1f ms | KV cache (%s): %zu bytes for %lld positions | weights: %llu bytes | threads: %d | samplers: %s\n",
-                 l.model->file_name().c_str(), 1e3 * l.load_seconds, o.no_cache ? (std::string(scalar_name) + ", no cache: scratch").c_str() : scalar_name,
+                 l.model->file_name().c_str(), 1e3 * l.load_seconds, cache_name.c_str(),
                  cache.bytes(), static_cast<long long>(cache.capacity()), static_cast<unsigned long long>(l.model->weight_bytes()),
                  dec.n_threads(), nexttok::format_sampler_order(o.gen.sampling.sampler_order).c_str());
 }
@@ -125,6 +130,7 @@ void run(const options& o, const loaded& l, const char* scalar_name) {
 template <class Scalar>
 void run_scalar(const options& o, const loaded& l, const char* name) {
     if (o.no_cache) run<Scalar, nexttok::no_cache<Scalar>>(o, l, name);
+    else if (o.cache_type == "q8_0") run<Scalar, nexttok::q8_0_kv_cache<Scalar>>(o, l, name);
     else run<Scalar, nexttok::kv_cache<Scalar>>(o, l, name);
 }
 
@@ -139,6 +145,8 @@ int main(int argc, char** argv) {
     app.add_option("-c,--ctx-size", o.context, "KV-cache capacity in positions (0: the model's context length)")->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_option("--scalar", o.scalar, "type of the KV cache and activations")->capture_default_str()->check(CLI::IsMember({"float", "half", "bf16"}));
     app.add_flag("--no-cache", o.no_cache, "recompute the whole prefix at every step (uncached baseline)");
+    app.add_option("--cache-type", o.cache_type, "KV cache storage: scalar (--scalar's type) or q8_0 (8-bit blocks, 3.8x smaller than float)")
+        ->capture_default_str()->check(CLI::IsMember({"scalar", "q8_0"}));
     app.add_option("-t,--threads", o.threads, "threads (0: one per hardware thread)")->capture_default_str()->check(CLI::Range(0, 1024));
     flags::generation_flags gf;
     flags::add_generation_flags(app, o.gen, gf);
@@ -147,6 +155,8 @@ int main(int argc, char** argv) {
     try {
         flags::finish_generation_flags(o.gen, gf);
         o.gen.validate();
+        if (o.no_cache && o.cache_type != "scalar")
+            throw nexttok::invalid_argument_error("--cache-type " + o.cache_type + " needs a KV cache: it cannot be combined with --no-cache");
         const loaded l = load(o);
         if (o.scalar == "half") run_scalar<Eigen::half>(o, l, "half");
         else if (o.scalar == "bf16") run_scalar<Eigen::bfloat16>(o, l, "bf16");
