@@ -69,8 +69,10 @@ public:
     }
     huge_page_array(huge_page_array&& o) noexcept : n_(std::exchange(o.n_, 0)), buffer_(std::move(o.buffer_)) {}
     huge_page_array& operator=(huge_page_array&& o) noexcept {
-        n_ = std::exchange(o.n_, 0);
-        buffer_ = std::move(o.buffer_);
+        if (this != &o) {
+            n_ = std::exchange(o.n_, 0);
+            buffer_ = std::move(o.buffer_);
+        }
         return *this;
     }
 

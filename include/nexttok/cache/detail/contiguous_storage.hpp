@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 namespace nexttok::detail {
 
