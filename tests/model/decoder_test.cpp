@@ -140,6 +140,26 @@ TEST(kv_cache, reports_bytes_and_capacity) {
     EXPECT_THROW(full.reserve(c.max_seq_len + 1), cache_full_error);
 }
 
+TEST(kv_cache, copies_are_deep) {  // generate_n copies the prompt's cache for every sample
+    NEXTTOK_REQUIRE_DATA(stories_gguf);
+    auto m = load_model(test::data_path(stories_gguf));
+    kv_cache<float> a(m->config(), 8);
+    EXPECT_EQ(a.key(4, 7)[31], 0.0f);  // zeroed when made
+    a.key(4, 7)[31] = 1.5f;
+    a.reserve(8);
+    kv_cache<float> b(a);
+    EXPECT_EQ(b.key(4, 7)[31], 1.5f);
+    EXPECT_EQ(b.size(), 8);
+    b.key(4, 7)[31] = 2.5f;
+    b.value(0, 0)[0] = 3.5f;
+    EXPECT_EQ(a.key(4, 7)[31], 1.5f);
+    EXPECT_EQ(a.value(0, 0)[0], 0.0f);
+    b = a;
+    EXPECT_EQ(b.key(4, 7)[31], 1.5f);
+    EXPECT_EQ(b.value(0, 0)[0], 0.0f);
+    EXPECT_NE(b.key(0, 0), a.key(0, 0));
+}
+
 // The error a q8_0 cache adds over a long context, along the float cache's greedy trajectory of
 // the trained stories260K model (500 positions, teacher-forced): measured relative RMS 1.6e-2 of
 // the logits, the same argmax at 493 of 500 positions. Bounds: 3e-2 (data/README.md's tolerance
