@@ -1,7 +1,7 @@
 // The decoder of every supported family (Llama, Qwen2, GPT-2; see architecture.hpp):
-// forward(tokens, positions, cache) -> logits. Templated on Scalar, the
-// type in which the KV cache (unless it is a q8_0_kv_cache) and the inputs of every weight
-// product are stored (float, Eigen::half, Eigen::bfloat16). Everything that accumulates (dot products, the residual stream,
+// forward(tokens, positions, cache) -> logits. Templated on Scalar, the type in which the KV
+// cache (unless it is a q8_0_kv_cache) and the inputs of every weight product are stored (float,
+// Eigen::half, Eigen::bfloat16). Everything that accumulates (dot products, the residual stream,
 // norms, softmax) is float. One forward call takes the whole prompt (prefill: each weight row
 // serves a tile of tokens) or one token (decode); both give bitwise the same numbers for a token.
 //
