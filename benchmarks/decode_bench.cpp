@@ -13,7 +13,6 @@
 // --benchmark_filter, e.g. 'decode/1.1B/q4_0'.
 #include <nexttok/cache/kv_cache.hpp>
 #include <nexttok/cache/q8_0_kv_cache.hpp>
-#include <nexttok/kernels/quantize.hpp>
 #include <nexttok/model/decoder.hpp>
 #include <nexttok/model/random_model.hpp>
 
@@ -21,13 +20,11 @@
 
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace {
@@ -121,9 +118,7 @@ void decode_long(benchmark::State& state, const shape& s, tensor_type type, int 
         for (std::int64_t pos = 0; pos < first; ++pos)
             for (auto* dst : {cache.key(l, pos), cache.value(l, pos)}) {
                 for (float& v : row) v = normal(rng);
-                if constexpr (std::is_same_v<nexttok::kv_element_t<Cache>, nexttok::block_q8_0>)
-                    nexttok::quantize_row_q8_0(row.data(), dst, c.kv_dim());
-                else std::copy(row.begin(), row.end(), dst);
+                nexttok::store_kv_row(row.data(), dst, c.kv_dim());
             }
     cache.reserve(first);
     std::vector<float> logits(static_cast<std::size_t>(c.vocab_size));

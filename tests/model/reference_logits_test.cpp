@@ -34,6 +34,19 @@ std::string case_name(const ::testing::TestParamInfo<reference_case>& info) {
     return name;
 }
 
+// The logits of every prompt position against the reference: relative RMS error below the case's
+// tolerance (recorded as relative_rms_error) and the same argmax at each position.
+void expect_prompt_logits(const std::vector<float>& logits, const test::reference_logits& ref, std::int64_t V,
+                          const reference_case& rc) {
+    std::vector<float> expected;
+    for (const auto& row : ref.logits) expected.insert(expected.end(), row.begin(), row.end());
+    const double err = test::relative_rms_error(logits, expected);
+    ::testing::Test::RecordProperty("relative_rms_error", std::to_string(err));
+    EXPECT_LT(err, rc.max_relative_rms) << rc.model;
+    for (std::size_t p = 0; p < ref.prompt.size(); ++p)
+        EXPECT_EQ(test::argmax(logits.data() + p * V, V), test::argmax(ref.logits[p].data(), V)) << "position " << p;
+}
+
 class reference_logits_test : public ::testing::TestWithParam<reference_case> {};
 
 TEST_P(reference_logits_test, matches_llama_cpp) {
@@ -53,13 +66,7 @@ TEST_P(reference_logits_test, matches_llama_cpp) {
     // Prefill the whole prompt in one call, logits at every position.
     std::vector<float> logits(ref.prompt.size() * V);
     dec.forward(ref.prompt, 0, cache, logits, logits_for::all);
-    std::vector<float> expected;
-    for (const auto& row : ref.logits) expected.insert(expected.end(), row.begin(), row.end());
-    const double err = test::relative_rms_error(logits, expected);
-    RecordProperty("relative_rms_error", std::to_string(err));
-    EXPECT_LT(err, rc.max_relative_rms) << rc.model;
-    for (std::size_t p = 0; p < ref.prompt.size(); ++p)
-        EXPECT_EQ(test::argmax(logits.data() + p * V, V), test::argmax(ref.logits[p].data(), V)) << "position " << p;
+    expect_prompt_logits(logits, ref, V, rc);
 
     if (!rc.check_greedy) return;
     std::vector<float> step(V);
@@ -91,16 +98,10 @@ TEST_P(reference_logits_q8_0_cache_test, matches_llama_cpp_within_the_8_bit_tole
     std::vector<float> logits(ref.prompt.size() * V), float_logits(logits.size());
     dec.forward(ref.prompt, 0, cache, logits, logits_for::all);
     dec.forward(ref.prompt, 0, float_cache, float_logits, logits_for::all);
-    std::vector<float> expected;
-    for (const auto& row : ref.logits) expected.insert(expected.end(), row.begin(), row.end());
-    const double err = test::relative_rms_error(logits, expected);
+    expect_prompt_logits(logits, ref, V, rc);
     const double cache_err = test::relative_rms_error(logits, float_logits);
-    RecordProperty("relative_rms_error", std::to_string(err));
-    RecordProperty("cache_error", std::to_string(cache_err));
-    EXPECT_LT(err, rc.max_relative_rms) << rc.model;
+    ::testing::Test::RecordProperty("cache_error", std::to_string(cache_err));
     EXPECT_GT(cache_err, 0.0) << rc.model << ": identical to the float cache, so q8_0 is not used";
-    for (std::size_t p = 0; p < ref.prompt.size(); ++p)
-        EXPECT_EQ(test::argmax(logits.data() + p * V, V), test::argmax(ref.logits[p].data(), V)) << "position " << p;
 }
 
 INSTANTIATE_TEST_SUITE_P(

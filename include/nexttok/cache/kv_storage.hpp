@@ -8,6 +8,7 @@
 #pragma once
 
 #include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/kernels/quantize.hpp>
 #include <nexttok/model/model_config.hpp>
 
 #include <concepts>
@@ -48,6 +49,15 @@ concept kv_storage = requires(C& c, const C& cc, std::int64_t layer, std::int64_
     c.reserve(pos);  // throws cache_full_error when pos > capacity(); records size() = max(size(), pos)
     c.clear();
 };
+
+// Stores n float values (n % 32 == 0 for block_q8_0, which the cache checked when it was made) into
+// a cache row of Element: converted, or quantized to q8_0 (quantize_row_q8_0).
+template <class Element>
+inline void store_kv_row(const float* x, Element* row, std::int64_t n) {
+    if constexpr (std::same_as<Element, block_q8_0>) quantize_row_q8_0(x, row, n);
+    else
+        for (std::int64_t j = 0; j < n; ++j) row[j] = static_cast<Element>(x[j]);
+}
 
 // Bytes of keys and values for n_positions positions of one sequence, before allocating anything.
 inline std::size_t kv_cache_bytes(const model_config& c, std::int64_t n_positions, std::size_t scalar_bytes) noexcept {

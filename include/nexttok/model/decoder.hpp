@@ -17,7 +17,6 @@
 #include <nexttok/kernels/matmul.hpp>
 #include <nexttok/kernels/ops.hpp>
 #include <nexttok/kernels/q8_0_rows.hpp>
-#include <nexttok/kernels/quantize.hpp>
 #include <nexttok/kernels/thread_pool.hpp>
 #include <nexttok/model/model.hpp>
 #include <nexttok/types.hpp>
@@ -30,7 +29,6 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace nexttok {
@@ -210,18 +208,9 @@ private:
                 rotate(q_.data() + i * q_dim, c.n_heads, cs);
                 rotate(k_.data() + i * kv_dim, c.n_kv_heads, cs);
             }
-            auto* kc = cache.key(l, pos0 + i);
-            auto* vc = cache.value(l, pos0 + i);
-            if constexpr (std::is_same_v<kv_element_t<Cache>, block_q8_0>) {
-                // Whole blocks: the cache checked kv_dim % 32 == 0 when it was made, so this never throws.
-                quantize_row_q8_0(k_.data() + i * kv_dim, kc, kv_dim);
-                quantize_row_q8_0(v_.data() + i * kv_dim, vc, kv_dim);
-            } else {
-                for (std::int64_t j = 0; j < kv_dim; ++j) {
-                    kc[j] = static_cast<Scalar>(k_[i * kv_dim + j]);
-                    vc[j] = static_cast<Scalar>(v_[i * kv_dim + j]);
-                }
-            }
+            // In the cache's element type (Scalar or q8_0); rows of whole blocks, so this never throws.
+            store_kv_row(k_.data() + i * kv_dim, cache.key(l, pos0 + i), kv_dim);
+            store_kv_row(v_.data() + i * kv_dim, cache.value(l, pos0 + i), kv_dim);
         });
 
         // Causal grouped-query attention: token i (position pos0 + i) attends to positions
