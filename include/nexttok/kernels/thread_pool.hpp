@@ -1,8 +1,12 @@
-// A persistent pool of worker threads with a static split of work. parallel_for(n, f) runs
-// f(i, t) for every i < n, t being the index of the thread running it (for per-thread scratch);
-// thread t of T takes the contiguous range [t*n/T, (t+1)*n/T), the calling thread
-// being thread 0. Which thread runs a task never changes what the task computes, so results are
-// bitwise the same for every thread count.
+// A persistent pool of worker threads with a static split of work and stealing at the end.
+// parallel_for(n, f) runs f(i, t) exactly once for every i < n, t being the index of the thread
+// running it (for per-thread scratch). Thread t of T starts on the contiguous range
+// [t*n/T, (t+1)*n/T), from the front, the calling thread being thread 0; a thread whose range is
+// done takes the remaining tasks of the others from their back, one at a time. So each thread
+// still walks its own contiguous range (one stream of weights in decode), and a thread slowed by
+// the machine (another tenant, an interrupt) no longer holds the others up at every call. Which
+// thread runs a task never changes what the task computes, so results are bitwise the same for
+// every thread count and every interleaving.
 //
 // No allocation and no thread creation per call: threads are created once, in the constructor.
 // parallel_for must not be called concurrently on the same pool (one decoder, one caller).
@@ -15,6 +19,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <limits>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -29,6 +35,7 @@ public:
         if (n_threads < 1 || n_threads > 1024)
             throw invalid_argument_error("thread_pool: n_threads = " + std::to_string(n_threads) + " (expected 1..1024)");
         n_threads_ = n_threads;
+        ranges_ = std::make_unique<range[]>(static_cast<std::size_t>(n_threads));
         workers_.reserve(static_cast<std::size_t>(n_threads - 1));
         for (int t = 1; t < n_threads; ++t) workers_.emplace_back([this, t] { work(t); });
     }
@@ -57,25 +64,19 @@ public:
             return;
         }
         using Fn = std::remove_reference_t<F>;
-        task_ = [](void* ctx, std::int64_t i, int t) { (*static_cast<Fn*>(ctx))(i, t); };
-        ctx_ = static_cast<void*>(&f);
-        n_tasks_ = n;
-        pending_.store(n_threads_ - 1);
-        generation_.fetch_add(1);  // publishes the task (seq_cst, paired with sleepers_ in work())
-        if (sleepers_.load() > 0) {
-            std::lock_guard lock(mutex_);
-            wake_.notify_all();
-        }
-        run_share(0);
-        // Spin while the workers finish (microseconds for decode-sized work), then block.
-        for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
-            if (spin < spin_limit) {
-                pause(spin);
-                continue;
-            }
-            std::unique_lock lock(mutex_);
-            done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
-            break;
+        struct offset_call {
+            Fn* f;
+            std::int64_t offset;
+        };
+        // Tasks are counted in 32 bits in a range (below): more than that runs in several rounds.
+        for (std::int64_t first = 0; first < n; first += max_round) {
+            offset_call call{&f, first};
+            task_ = [](void* ctx, std::int64_t i, int t) {
+                const auto* c = static_cast<const offset_call*>(ctx);
+                (*c->f)(c->offset + i, t);
+            };
+            ctx_ = static_cast<void*>(&call);
+            run_round(std::min(max_round, n - first));
         }
     }
 
@@ -95,10 +96,62 @@ private:
         }
     }
 
+    static constexpr std::int64_t max_round = std::numeric_limits<std::int32_t>::max();
+
+    // Tasks [begin, end) not yet taken of one thread's share: begin in the low 32 bits, end in the
+    // high 32. The owner takes from the front, the others from the back, by compare-and-swap, so
+    // that every task is taken once. One cache line each (the owner's takes do not disturb others).
+    struct alignas(64) range {
+        std::atomic<std::uint64_t> bounds{0};
+    };
+    static std::uint64_t pack(std::int64_t begin, std::int64_t end) noexcept {
+        return static_cast<std::uint64_t>(begin) | static_cast<std::uint64_t>(end) << 32;
+    }
+
+    // The task taken from the front (owner) or the back of r, or -1 when none is left.
+    static std::int64_t take(range& r, bool front) noexcept {
+        std::uint64_t b = r.bounds.load(std::memory_order_relaxed);
+        for (;;) {
+            const auto begin = static_cast<std::int64_t>(b & 0xffffffffu), end = static_cast<std::int64_t>(b >> 32);
+            if (begin >= end) return -1;
+            const std::uint64_t next = front ? pack(begin + 1, end) : pack(begin, end - 1);
+            if (r.bounds.compare_exchange_weak(b, next, std::memory_order_relaxed)) return front ? begin : end - 1;
+        }
+    }
+
+    // One parallel_for of n < 2^31 tasks: the shares are set, then published by the generation
+    // bump (which the workers read before touching them).
+    void run_round(std::int64_t n) {
+        for (int t = 0; t < n_threads_; ++t)
+            ranges_[static_cast<std::size_t>(t)].bounds.store(pack(n * t / n_threads_, n * (t + 1) / n_threads_),
+                                                              std::memory_order_relaxed);
+        pending_.store(n_threads_ - 1);
+        generation_.fetch_add(1);  // publishes the task (seq_cst, paired with sleepers_ in work())
+        if (sleepers_.load() > 0) {
+            std::lock_guard lock(mutex_);
+            wake_.notify_all();
+        }
+        run_share(0);
+        // Spin while the workers finish (microseconds for decode-sized work), then block.
+        for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
+            if (spin < spin_limit) {
+                pause(spin);
+                continue;
+            }
+            std::unique_lock lock(mutex_);
+            done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+            break;
+        }
+    }
+
+    // Thread t's own share from the front, then what is left of the others' from their backs.
     void run_share(int t) {
-        const std::int64_t begin = n_tasks_ * t / n_threads_;
-        const std::int64_t end = n_tasks_ * (t + 1) / n_threads_;
-        for (std::int64_t i = begin; i < end; ++i) task_(ctx_, i, t);
+        range& own = ranges_[static_cast<std::size_t>(t)];
+        for (std::int64_t i; (i = take(own, true)) >= 0;) task_(ctx_, i, t);
+        for (int k = 1; k < n_threads_; ++k) {
+            range& other = ranges_[static_cast<std::size_t>((t + k) % n_threads_)];
+            for (std::int64_t i; (i = take(other, false)) >= 0;) task_(ctx_, i, t);
+        }
     }
 
     void work(int t) {
@@ -133,9 +186,9 @@ private:
     std::atomic<std::uint64_t> generation_{0};  // bumped once per parallel_for
     std::atomic<int> sleepers_{0};              // workers blocked on wake_
     std::atomic<bool> stop_{false};             // set before the last bump
+    std::unique_ptr<range[]> ranges_;           // (n_threads): each thread's share of the current call
     void (*task_)(void*, std::int64_t, int) = nullptr;
     void* ctx_ = nullptr;
-    std::int64_t n_tasks_ = 0;
     std::atomic<int> pending_{0};
 };
 
