@@ -114,6 +114,10 @@ TEST(matmul, f16_weights_float_activations) { check_matmul<Eigen::half, float>(3
 // Dense weights and several tokens go by tasks of 48 rows: 101 rows make three tasks (two threads
 // take them), the last of 5 rows (a tile of 4 and a single row).
 TEST(matmul, f16_weights_three_row_tasks) { check_matmul<Eigen::half, float>(101, 1000, 70); }
+// Whole steps of columns (no tail): prefill reduces sixteen rows of a token at once.
+TEST(matmul, f16_weights_sixteen_row_reductions) { check_matmul<Eigen::half, float>(101, 1024, 13); }
+// Rows shorter than one step of the vector kernels: all of a row is the tail.
+TEST(matmul, rows_shorter_than_one_step) { check_matmul<float, float>(21, 8, 7); }
 TEST(matmul, q8_0_weights) { check_matmul<block_q8_0, float>(37, 1024, 53); }
 TEST(matmul, q4_0_weights) { check_matmul<block_q4_0, Eigen::half>(37, 1024, 53); }
 // 33, 34 and 35 blocks a row: the integer kernels' groups of 4 (q8_0) or 8 (q4_0) blocks end with
