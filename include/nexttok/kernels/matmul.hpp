@@ -215,8 +215,8 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
         for (int k = 0; k < NT; ++k) xs[k] = x + (t + k) * ldx;
     };
     // `next` (the weights of the block that follows, read from memory while this one computes)
-    // is spread over the register tiles, a few lines each.
-    // (No register tile at all when the rows are shorter than one step.)
+    // is spread over the register tiles, a few lines each (at least one call: rows shorter than
+    // one step have no register tile).
     const std::int64_t n_calls = std::max<std::int64_t>(
         1, (n + group - 1) / group * ((k_end + k_step - 1) / k_step) * ((r1 - r0 + tile_rows - 1) / tile_rows));
     const auto next_bytes = static_cast<std::size_t>(next.end > next.next ? next.end - next.next : 0);
@@ -335,19 +335,21 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
         visit_weight_type(*tg.w, "matmul", [&]<class W>(std::type_identity<W>) {
             const W* w = reinterpret_cast<const W*>(tg.w->data);
             const std::int64_t stride = row_stride<W>(cols);
-            // Prefill: the next block of rows of this matrix (the thread's next task, usually).
-            const auto row_address = [&](std::int64_t r) { return reinterpret_cast<const char*>(w + r * stride); };
-            const detail::simd::prefetch_cursor next{row_address(r1), row_address(std::min(rows, 2 * r1 - r0))};
+            // Prefill prefetches the next block of rows of this matrix (the thread's next task, usually).
+            const auto next_block = [&] {
+                const auto row_address = [&](std::int64_t r) { return reinterpret_cast<const char*>(w + r * stride); };
+                return detail::simd::prefetch_cursor{row_address(r1), row_address(std::min(rows, 2 * r1 - r0))};
+            };
             if constexpr (detail::uses_int8<W>) {
                 if (n == 1) detail::row_block(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy);
-                else detail::row_block_prefill(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy, nullptr, nullptr, next);
+                else detail::row_block_prefill(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy, nullptr, nullptr, next_block());
             } else if constexpr (quant_block<W>) {
                 detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
             } else if (n == 1) {
                 detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
             } else {
                 float* panel = ws.packed_rows(thread, pool.size(), panel_floats);
-                detail::row_block_prefill(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy, xp, panel, next);
+                detail::row_block_prefill(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy, xp, panel, next_block());
             }
         });
     });
