@@ -326,10 +326,23 @@ inline __mmask64 first_bytes(std::int64_t n) noexcept {
     return n >= 64 ? ~__mmask64{0} : n <= 0 ? __mmask64{0} : (__mmask64{1} << n) - 1;
 }
 
+// Decode (one token: each weight streamed from memory once) also fetches each row's lines
+// near_steps steps ahead into L1, besides the cursor's prefetch of the next tiles into L2, so that
+// the kernel's loads rarely wait on L2 (figures at matmul.hpp's decode_tile_rows).
+inline constexpr int near_steps = 4;
+
+template <std::size_t StepBytes>
+inline void prefetch_near(const void* step) noexcept {
+    const char* p = static_cast<const char*>(step) + near_steps * StepBytes;
+    NEXTTOK_UNROLL
+    for (std::size_t i = 0; i < (StepBytes + 63) / 64; ++i) __builtin_prefetch(p + 64 * i, 0, 3);
+}
+
 // Calls step(r, b, s0, sX, s8, sX8) for rows r < NR and groups of K blocks from b0 to b1: the 64
 // bytes of row r from the group's byte 0, X, 8 and X + 8. A last group of fewer than K blocks
 // (only at the end of a row) is read with masks, never past the row; bytes past it are zero.
-template <int NR, int K, int X, class Block, class Step>
+// Near: prefetch_near each row's group near_steps groups ahead (decode).
+template <int NR, int K, int X, bool Near, class Block, class Step>
 inline void for_each_group(const Block* const* w, std::int64_t b0, std::int64_t b1, simd::prefetch_cursor& pf,
                            Step&& step) noexcept {
     std::int64_t b = b0;
@@ -338,6 +351,7 @@ inline void for_each_group(const Block* const* w, std::int64_t b0, std::int64_t 
         NEXTTOK_UNROLL
         for (int r = 0; r < NR; ++r) {
             const char* p = reinterpret_cast<const char*>(w[r] + b);
+            if constexpr (Near) prefetch_near<K * sizeof(Block)>(p);
             step(r, b, _mm512_loadu_si512(p), _mm512_loadu_si512(p + X), _mm512_loadu_si512(p + 8),
                  _mm512_loadu_si512(p + X + 8));
         }
@@ -383,7 +397,7 @@ inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, s
             a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, a.v[r][t]);
         }
     };
-    for_each_group<NR, 4, 64>(w, b0, b1, pf, step);
+    for_each_group<NR, 4, 64, NT == 1>(w, b0, b1, pf, step);
     a.store(acc, ld);
 }
 
@@ -439,7 +453,7 @@ inline void qdot_range(const block_q4_0* const* w, const q8_act_row* const* x, s
             a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, a.v[r][t]);
         }
     };
-    for_each_group<NR, 8, 72>(w, b0, b1, pf, step);
+    for_each_group<NR, 8, 72, NT == 1>(w, b0, b1, pf, step);
     a.store(acc, ld);
 }
 
@@ -463,6 +477,7 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
         NEXTTOK_UNROLL
         for (int r = 0; r < NR; ++r) {
             const block_q4_k& wb = w[r][b];
+            if constexpr (NT == 1) prefetch_near<sizeof(block_q4_k)>(&wb);
             // The 6-bit scales and minimums (ggml's get_scale_min_k4), in one vector: with the
             // scale bytes as words u0, u1, u2, scales 0-3 are u0 & 0x3f.., minimums 0-3 u1 & 0x3f..,
             // scales 4-7 (u2 & 0x0f..) | ((u0 >> 2) & 0x30..), minimums 4-7 ((u2 >> 4) & 0x0f..) |
