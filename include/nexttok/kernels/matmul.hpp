@@ -89,14 +89,16 @@ namespace detail {
 
 inline constexpr std::int64_t rows_per_task = 16;
 inline constexpr int max_group = 4;  // matrices per matmul_group
-// Decode (one token) reads each weight once from memory: tiles of decode_tile_rows rows, whose
-// weights are prefetched (to L2) prefetch_tiles tiles ahead, and the quantized kernels also fetch
-// each row's lines a few steps ahead into L1 (quant_act.hpp, near_steps). Measured on 1.1B-shaped
-// weights, 2 threads, every product of a token: tiles of 8 rows prefetched one tile ahead,
-// q8_0 / q4_0 / q4_k at 27.2 / 25.4 / 24.2 GB/s; 4 rows, two tiles ahead: 27.6 / 27.2 / 25.9;
-// with the near prefetch as well: 28.5 / 28.0 / 26.5 (the measured read bandwidth: 31.5-32.3).
-inline constexpr int decode_tile_rows = 4;
-inline constexpr int prefetch_tiles = 2;
+// Decode (one token) reads each weight once from memory: tiles of decode_tile_rows<W> rows,
+// whose weights are prefetched (to L2) prefetch_rows rows ahead, and the integer kernels also
+// fetch each row's lines a few steps ahead into L1 (quant_act.hpp, near_steps). Measured on
+// 1.1B-shaped weights, 2 threads, every product of a token, q8_0 / q4_0 / q4_k / f16 in ms: tiles
+// of 8 rows, prefetched one tile ahead, 40.8 / 22.5 / 23.2 / 69.7; 4 rows, 8 ahead, 39.4 /
+// 21.5 / 22.9 / -; and the near prefetch, 37.5 / 20.8 / 21.9 / 70.0; quantized tiles of 2 rows,
+// 37.0 / 20.4 / 21.1 (dense: 70.6, kept at 4). The measured read bandwidth: 31.5-32.6 GB/s.
+template <class W>
+inline constexpr int decode_tile_rows = quant_block<W> ? 2 : 4;
+inline constexpr int prefetch_rows = 8;
 #if defined(__AVX512F__)
 inline constexpr int tile_rows = 4, tile_tokens = 6;  // 24 of the 32 zmm registers accumulate
 #else
@@ -113,7 +115,7 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
         for (int i = 0; i < NR; ++i) ws[i] = w + (r + i) * stride;
         float out[NR * NT];
         // The rows of the tiles that follow are next in memory.
-        const char* next = reinterpret_cast<const char*>(w + (r + prefetch_tiles * NR) * stride);
+        const char* next = reinterpret_cast<const char*>(w + (r + prefetch_rows) * stride);
         const simd::prefetch_cursor pf{next, next + NR * stride * static_cast<std::int64_t>(sizeof(W))};
         if constexpr (std::is_same_v<X, q8_act_row>) nexttok::qdot_block<NR, NT>(ws, xs, cols, out, pf);
         else if constexpr (quant_block<W>) {
@@ -122,7 +124,7 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
         for (int i = 0; i < NR; ++i)
             for (int t = 0; t < NT; ++t) y[t * ldy + r + i] = out[i * NT + t];
     };
-    constexpr int NR = NT == 1 ? decode_tile_rows : tile_rows;
+    constexpr int NR = NT == 1 ? decode_tile_rows<W> : tile_rows;
     std::int64_t r = r0;
     for (; r + NR <= r1; r += NR) tile.template operator()<NR>(r);
     for (; r < r1; ++r) tile.template operator()<1>(r);
