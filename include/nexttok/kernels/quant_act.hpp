@@ -269,6 +269,22 @@ namespace detail {
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
+// Decode (one token: each weight streamed from memory once) also fetches each row's lines a short
+// way ahead into L1, besides the cursor's prefetch of the next tiles into L2, so that the kernels'
+// loads rarely wait on L2: near_steps steps ahead in the AVX-512 kernels, near_blocks blocks in
+// the one-block steps of the AVX2 ones (figures at matmul.hpp's decode_tile_rows; AVX2 q8_0 one
+// large matrix, 2 threads: 26.5 -> 29.3-29.8 GB/s, q4_0 and q4_k there are bound by arithmetic).
+inline constexpr int near_steps = 4;
+inline constexpr int near_blocks = 32;
+
+// Prefetches into L1 the lines of [p + Ahead, p + Ahead + Bytes).
+template <std::size_t Ahead, std::size_t Bytes>
+inline void prefetch_near(const void* p) noexcept {
+    const char* q = static_cast<const char*>(p) + Ahead;
+    NEXTTOK_UNROLL
+    for (std::size_t i = 0; i < (Bytes + 63) / 64; ++i) __builtin_prefetch(q + 64 * i, 0, 3);
+}
+
 #if defined(NEXTTOK_INT8_ZMM)
 
 // The accumulators of output (r, t) live in acc[r * ld + t * acc_slot, + 16): 16 float lanes.
@@ -326,18 +342,6 @@ inline __mmask64 first_bytes(std::int64_t n) noexcept {
     return n >= 64 ? ~__mmask64{0} : n <= 0 ? __mmask64{0} : (__mmask64{1} << n) - 1;
 }
 
-// Decode (one token: each weight streamed from memory once) also fetches each row's lines
-// near_steps steps ahead into L1, besides the cursor's prefetch of the next tiles into L2, so that
-// the kernel's loads rarely wait on L2 (figures at matmul.hpp's decode_tile_rows).
-inline constexpr int near_steps = 4;
-
-template <std::size_t StepBytes>
-inline void prefetch_near(const void* step) noexcept {
-    const char* p = static_cast<const char*>(step) + near_steps * StepBytes;
-    NEXTTOK_UNROLL
-    for (std::size_t i = 0; i < (StepBytes + 63) / 64; ++i) __builtin_prefetch(p + 64 * i, 0, 3);
-}
-
 // Calls step(r, b, s0, sX, s8, sX8) for rows r < NR and groups of K blocks from b0 to b1: the 64
 // bytes of row r from the group's byte 0, X, 8 and X + 8. A last group of fewer than K blocks
 // (only at the end of a row) is read with masks, never past the row; bytes past it are zero.
@@ -351,7 +355,7 @@ inline void for_each_group(const Block* const* w, std::int64_t b0, std::int64_t 
         NEXTTOK_UNROLL
         for (int r = 0; r < NR; ++r) {
             const char* p = reinterpret_cast<const char*>(w[r] + b);
-            if constexpr (Near) prefetch_near<K * sizeof(Block)>(p);
+            if constexpr (Near) prefetch_near<near_steps * K * sizeof(Block), K * sizeof(Block)>(p);
             step(r, b, _mm512_loadu_si512(p), _mm512_loadu_si512(p + X), _mm512_loadu_si512(p + 8),
                  _mm512_loadu_si512(p + X + 8));
         }
@@ -477,7 +481,7 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
         NEXTTOK_UNROLL
         for (int r = 0; r < NR; ++r) {
             const block_q4_k& wb = w[r][b];
-            if constexpr (NT == 1) prefetch_near<sizeof(block_q4_k)>(&wb);
+            if constexpr (NT == 1) prefetch_near<near_steps * sizeof(block_q4_k), sizeof(block_q4_k)>(&wb);
             // The 6-bit scales and minimums (ggml's get_scale_min_k4), in one vector: with the
             // scale bytes as words u0, u1, u2, scales 0-3 are u0 & 0x3f.., minimums 0-3 u1 & 0x3f..,
             // scales 4-7 (u2 & 0x0f..) | ((u0 >> 2) & 0x30..), minimums 4-7 ((u2 >> 4) & 0x0f..) |
@@ -583,6 +587,8 @@ inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, s
     acc8<NR, NT> a(acc, ld);
     for (std::int64_t b = b0; b < b1; ++b) {
         pf.advance(NR * sizeof(block_q8_0));
+        if constexpr (NT == 1)
+            for (int r = 0; r < NR; ++r) prefetch_near<near_blocks * sizeof(block_q8_0), 1>(w[r] + b);
         __m256i wq[NR], wc[NR];
         __m256 wd[NR];
         for (int r = 0; r < NR; ++r) {
@@ -620,6 +626,8 @@ inline void qdot_range(const block_q4_0* const* w, const q8_act_row* const* x, s
     acc8<NR, NT> a(acc, ld);
     for (std::int64_t b = b0; b < b1; ++b) {
         pf.advance(NR * sizeof(block_q4_0));
+        if constexpr (NT == 1)
+            for (int r = 0; r < NR; ++r) prefetch_near<near_blocks * sizeof(block_q4_0), 1>(w[r] + b);
         __m256i wq[NR];
         __m256 wd[NR];
         for (int r = 0; r < NR; ++r) {
@@ -651,6 +659,8 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     for (std::int64_t b = b0; b < b1; ++b) {
         pf.advance(NR * sizeof(block_q4_k));
+        if constexpr (NT == 1)
+            for (int r = 0; r < NR; ++r) prefetch_near<near_steps * sizeof(block_q4_k), sizeof(block_q4_k)>(w[r] + b);
         k_sub_scales k[NR];
         for (int r = 0; r < NR; ++r) k[r] = unpack_k_sub_scales(w[r][b].scales, w[r][b].d.to_float(), w[r][b].dmin.to_float());
         for (int i = 0; i < 4; ++i) {
