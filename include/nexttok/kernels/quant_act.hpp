@@ -271,9 +271,10 @@ namespace detail {
 
 // Decode (one token: each weight streamed from memory once) also fetches each row's lines a short
 // way ahead into L1, besides the cursor's prefetch of the next tiles into L2, so that the kernels'
-// loads rarely wait on L2: near_steps steps ahead in the AVX-512 kernels, near_blocks blocks in
-// the one-block steps of the AVX2 ones (figures at matmul.hpp's decode_tile_rows; AVX2 q8_0 one
-// large matrix, 2 threads: 26.5 -> 29.3-29.8 GB/s, q4_0 and q4_k there are bound by arithmetic).
+// loads rarely wait on L2: near_steps steps ahead in the AVX-512 kernels (a q4_k block is a step
+// in both), near_blocks blocks in the one-block steps of the AVX2 q8_0 and q4_0 kernels (figures
+// at matmul.hpp's decode_tile_rows; AVX2 build, one large q8_0 matrix, 2 threads: 26.5-27.2 ->
+// 29.4-30.1 GB/s; its q4_0 and q4_k kernels are bound by arithmetic here).
 inline constexpr int near_steps = 4;
 inline constexpr int near_blocks = 32;
 

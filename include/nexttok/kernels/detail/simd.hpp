@@ -45,10 +45,11 @@ inline float half_bits_to_float(std::uint16_t bits) noexcept {
 // integer kernels of quant_act.hpp, 8 lanes and a scalar.
 inline constexpr int acc_slot = 16;
 
-// Software prefetch of the next register tile's weights, a few lines per step of the current
-// tile, so that the memory system always has the next rows in flight (the hardware prefetchers
-// alone leave decode at about half of the bandwidth with short quantized rows). Prefetching
-// never faults, so the cursor may run past the end of a matrix.
+// Software prefetch of the weight rows a little past the current register tile (matmul.hpp:
+// prefetch_rows), a few lines per step of the current tile, into L2, so that the memory system
+// always has the coming rows in flight (the hardware prefetchers alone leave decode at about half
+// of the bandwidth with short quantized rows). Prefetching never faults, so the cursor may run
+// past the end of a matrix.
 struct prefetch_cursor {
     const char* next = nullptr;
     const char* end = nullptr;
