@@ -1,7 +1,8 @@
 // Single-sequence decode and 128-token prefill on models with random weights of two shapes and
 // every weight format, against the machine's limits measured in the same run:
 // - decode reads every weight once per token: bound by memory bandwidth. Reported: tokens/s,
-//   bytes of weights per token, and bw_fraction = weight bytes x tokens/s / measured read bandwidth;
+//   bytes of weights per token, and bw_fraction = weight bytes x tokens/s / the read bandwidth
+//   measured just before the case (bw_GBps);
 // - prefill multiplies the weights by a 128-token matrix: bound by arithmetic. Reported: tokens/s,
 //   GFLOP/s (2 per multiply-add of the weight products and attention) and flops_fraction of the
 //   measured peak FMA rate.
@@ -64,12 +65,11 @@ const std::shared_ptr<const nexttok::model>& model_for(const shape& s, tensor_ty
     return m;
 }
 
-double bandwidth(int n_threads) {
-    static std::map<int, double> cache;
-    auto it = cache.find(n_threads);
-    if (it == cache.end()) it = cache.emplace(n_threads, nexttok::bench::read_bandwidth(n_threads)).first;
-    return it->second;
-}
+// The read bandwidth is measured again for every decode case, just before its timed loop, as the
+// best of ten passes over 1 GiB: the machine is shared and what it gives drifts over a run (once
+// per case, best of three: 28.9-32.7 GB/s with 2 threads in one run), so a limit measured minutes
+// earlier would judge a case against another machine state.
+double bandwidth(int n_threads) { return nexttok::bench::read_bandwidth(n_threads, 10); }
 
 double peak(int n_threads) {
     static std::map<int, double> cache;
@@ -86,6 +86,7 @@ void decode(benchmark::State& state, const shape& s, tensor_type type, int n_thr
     nexttok::token_id token = 1;
     dec.forward(std::span<const nexttok::token_id>(&token, 1), 0, cache, logits);
     std::int64_t pos = 1;
+    const double bw = bandwidth(n_threads);
     const auto t0 = std::chrono::steady_clock::now();
     for (auto _ : state) {
         token = static_cast<nexttok::token_id>((pos * 7919) % 32000);
@@ -98,8 +99,8 @@ void decode(benchmark::State& state, const shape& s, tensor_type type, int n_thr
     const double tokens_per_second = static_cast<double>(state.iterations()) / seconds;
     state.counters["weight_MB"] = bytes / 1e6;
     state.counters["tokens_per_s"] = tokens_per_second;
-    state.counters["bw_GBps"] = bandwidth(n_threads) / 1e9;
-    state.counters["bw_fraction"] = bytes * tokens_per_second / bandwidth(n_threads);
+    state.counters["bw_GBps"] = bw / 1e9;
+    state.counters["bw_fraction"] = bytes * tokens_per_second / bw;
 }
 
 // Decode at contexts [first, 2 first): the cache's rows below `first` are random (as a prompt's would
@@ -125,6 +126,7 @@ void decode_long(benchmark::State& state, const shape& s, tensor_type type, int 
     std::int64_t pos = first;
     double kv_bytes = 0.0;
     const double row_bytes = static_cast<double>(cache.bytes()) / static_cast<double>(2 * first);  // K and V, all layers
+    const double bw = bandwidth(n_threads);
     const auto t0 = std::chrono::steady_clock::now();
     for (auto _ : state) {
         nexttok::token_id token = static_cast<nexttok::token_id>((pos * 7919) % 32000);
@@ -138,7 +140,7 @@ void decode_long(benchmark::State& state, const shape& s, tensor_type type, int 
     const double bytes = static_cast<double>(m->weight_bytes()) + kv_bytes / tokens;
     state.counters["tokens_per_s"] = tokens / seconds;
     state.counters["kv_MB"] = kv_bytes / tokens / 1e6;
-    state.counters["bw_fraction"] = bytes * tokens / seconds / bandwidth(n_threads);
+    state.counters["bw_fraction"] = bytes * tokens / seconds / bw;
 }
 
 void prefill(benchmark::State& state, const shape& s, tensor_type type, int n_threads) {

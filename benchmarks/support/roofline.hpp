@@ -28,8 +28,8 @@ double timed_on_threads(int n_threads, F&& f) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Bytes per second that n_threads threads read from memory.
-inline double read_bandwidth(int n_threads) {
+// Bytes per second that n_threads threads read from memory: the best of `passes` passes.
+inline double read_bandwidth(int n_threads, int passes = 3) {
     namespace s = detail::simd;
     constexpr std::size_t n_floats = std::size_t{1} << 28;  // 1 GiB
     // In huge pages where possible, as the weights are (detail/huge_pages.hpp): the limit is
@@ -43,7 +43,7 @@ inline double read_bandwidth(int n_threads) {
     const float* buffer = reinterpret_cast<const float*>(storage.get());
     std::vector<float> sink(static_cast<std::size_t>(n_threads));
     double best = 1e30;
-    for (int rep = 0; rep < 3; ++rep) {
+    for (int rep = 0; rep < passes; ++rep) {
         best = std::min(best, timed_on_threads(n_threads, [&](int t) {
             const std::size_t begin = n_floats / n_threads * t, end = n_floats / n_threads * (t + 1);
             s::vec a0 = s::zero(), a1 = s::zero(), a2 = s::zero(), a3 = s::zero();
