@@ -286,6 +286,13 @@ inline void prefetch_near(const void* p) noexcept {
     for (std::size_t i = 0; i < (Bytes + 63) / 64; ++i) __builtin_prefetch(q + 64 * i, 0, 3);
 }
 
+// prefetch_near from block b of each of the NR rows, in decode tiles (NT == 1) only.
+template <int NR, int NT, std::size_t Ahead, std::size_t Bytes, class Block>
+inline void prefetch_rows_near(const Block* const* w, std::int64_t b) noexcept {
+    if constexpr (NT == 1)
+        for (int r = 0; r < NR; ++r) prefetch_near<Ahead, Bytes>(w[r] + b);
+}
+
 #if defined(NEXTTOK_INT8_ZMM)
 
 // The accumulators of output (r, t) live in acc[r * ld + t * acc_slot, + 16): 16 float lanes.
@@ -588,8 +595,7 @@ inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, s
     acc8<NR, NT> a(acc, ld);
     for (std::int64_t b = b0; b < b1; ++b) {
         pf.advance(NR * sizeof(block_q8_0));
-        if constexpr (NT == 1)
-            for (int r = 0; r < NR; ++r) prefetch_near<near_blocks * sizeof(block_q8_0), 1>(w[r] + b);
+        prefetch_rows_near<NR, NT, near_blocks * sizeof(block_q8_0), 1>(w, b);
         __m256i wq[NR], wc[NR];
         __m256 wd[NR];
         for (int r = 0; r < NR; ++r) {
@@ -627,8 +633,7 @@ inline void qdot_range(const block_q4_0* const* w, const q8_act_row* const* x, s
     acc8<NR, NT> a(acc, ld);
     for (std::int64_t b = b0; b < b1; ++b) {
         pf.advance(NR * sizeof(block_q4_0));
-        if constexpr (NT == 1)
-            for (int r = 0; r < NR; ++r) prefetch_near<near_blocks * sizeof(block_q4_0), 1>(w[r] + b);
+        prefetch_rows_near<NR, NT, near_blocks * sizeof(block_q4_0), 1>(w, b);
         __m256i wq[NR];
         __m256 wd[NR];
         for (int r = 0; r < NR; ++r) {
@@ -660,8 +665,7 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     for (std::int64_t b = b0; b < b1; ++b) {
         pf.advance(NR * sizeof(block_q4_k));
-        if constexpr (NT == 1)
-            for (int r = 0; r < NR; ++r) prefetch_near<near_steps * sizeof(block_q4_k), sizeof(block_q4_k)>(w[r] + b);
+        prefetch_rows_near<NR, NT, near_steps * sizeof(block_q4_k), sizeof(block_q4_k)>(w, b);
         k_sub_scales k[NR];
         for (int r = 0; r < NR; ++r) k[r] = unpack_k_sub_scales(w[r][b].scales, w[r][b].d.to_float(), w[r][b].dmin.to_float());
         for (int i = 0; i < 4; ++i) {
