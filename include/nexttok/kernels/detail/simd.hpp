@@ -50,12 +50,27 @@ inline constexpr int acc_slot = 16;
 // always has the coming rows in flight (the hardware prefetchers alone leave decode at about half
 // of the bandwidth with short quantized rows). Prefetching never faults, so the cursor may run
 // past the end of a matrix.
+//
+// advance(bytes) moves the cursor on by exactly `bytes` and prefetches each line that starts in
+// the stretch passed, so a range's lines are requested once each and evenly over the steps that
+// read the tile. (Advancing by whole lines instead, 5 lines for a step of 288 bytes, ran ahead
+// and then paused for the tile's last steps: 1.1B-shaped q4_0 decode, 2 threads, 20.4-21.1 ->
+// 19.7-20.2 ms per token; q8_0 and f16 unchanged within noise.)
 struct prefetch_cursor {
     const char* next = nullptr;
     const char* end = nullptr;
 
+    prefetch_cursor() = default;
+    // The lines of [begin, end): begin is taken down to the start of its line.
+    prefetch_cursor(const char* begin, const char* end_) noexcept
+        : next(reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(begin) & ~std::uintptr_t{63})), end(end_) {}
+
     void advance(std::size_t bytes) noexcept {
-        for (std::size_t i = 0; i < bytes && next < end; i += 64, next += 64) __builtin_prefetch(next, 0, 2);
+        if (next >= end) return;
+        const char* stop = static_cast<std::size_t>(end - next) > bytes ? next + bytes : end;
+        const auto first = (reinterpret_cast<std::uintptr_t>(next) + 63) & ~std::uintptr_t{63};
+        for (const char* p = reinterpret_cast<const char*>(first); p < stop; p += 64) __builtin_prefetch(p, 0, 2);
+        next = stop;
     }
 };
 
