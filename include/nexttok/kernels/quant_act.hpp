@@ -286,8 +286,7 @@ inline constexpr int near_blocks = 32;
 template <std::size_t Ahead, std::size_t Bytes>
 inline void prefetch_near(const void* p) noexcept {
     const auto a = reinterpret_cast<std::uintptr_t>(p) + Ahead;
-    const auto stop = a + Bytes;
-    for (auto q = (a + 63) & ~std::uintptr_t{63}; q < stop; q += 64) __builtin_prefetch(reinterpret_cast<const char*>(q), 0, 3);
+    simd::prefetch_lines<3>(a, a + Bytes);
 }
 
 // prefetch_near from block b of each of the NR rows, in decode tiles (NT == 1) only. Bytes == 0:

@@ -45,6 +45,15 @@ inline float half_bits_to_float(std::uint16_t bits) noexcept {
 // integer kernels of quant_act.hpp, 8 lanes and a scalar.
 inline constexpr int acc_slot = 16;
 
+// Prefetches the cache lines that start in [begin, end) (addresses), with the locality hint
+// Locality (3: into L1, 2: into L2). Callers that pass consecutive stretches of a stream request
+// each of its lines once.
+template <int Locality>
+inline void prefetch_lines(std::uintptr_t begin, std::uintptr_t end) noexcept {
+    for (auto q = (begin + 63) & ~std::uintptr_t{63}; q < end; q += 64)
+        __builtin_prefetch(reinterpret_cast<const char*>(q), 0, Locality);
+}
+
 // Software prefetch of the weight rows a little past the current register tile (matmul.hpp:
 // prefetch_rows), a few lines per step of the current tile, into L2, so that the memory system
 // always has the coming rows in flight (the hardware prefetchers alone leave decode at about half
@@ -68,8 +77,7 @@ struct prefetch_cursor {
     void advance(std::size_t bytes) noexcept {
         if (next >= end) return;
         const char* stop = static_cast<std::size_t>(end - next) > bytes ? next + bytes : end;
-        const auto first = (reinterpret_cast<std::uintptr_t>(next) + 63) & ~std::uintptr_t{63};
-        for (const char* p = reinterpret_cast<const char*>(first); p < stop; p += 64) __builtin_prefetch(p, 0, 2);
+        prefetch_lines<2>(reinterpret_cast<std::uintptr_t>(next), reinterpret_cast<std::uintptr_t>(stop));
         next = stop;
     }
 };
