@@ -481,7 +481,10 @@ inline void qdot_range(const block_q4_0* const* w, const q8_act_row* const* x, s
 
 // A q4_k block spans 8 activation blocks: sub-block j is d sc_j q - dmin m_j, so its dot is
 // d sc_j xd_j sum(q xq) - dmin m_j xd_j sum(xq). Sub-blocks go two per instruction, against the
-// activations' q4_k grouping; the eight minimum terms are one more multiply-add into lanes 0-7.
+// activations' q4_k grouping; the eight minimum terms are one more multiply-add, into lanes 8-15
+// where the scale vector already holds dmin m_j. (Into lanes 0-7, after moving dmin m_j there, was
+// two instructions more per block and row: 1.1B-shaped decode products, 2 threads, median ms per
+// token 1.6% longer, measured with both codes in one process, token by token in turn.)
 template <int NR, int NT>
 inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                        float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
@@ -515,7 +518,6 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
             const __m512 dm = two_halves(_mm512_castsi128_si512(_mm_cvtsi32_si128(static_cast<int>(dd))), dpick);
             // Lanes 0-7: d sc_j; lanes 8-15: dmin m_j.
             const __m512 sm = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(sm8)), dm);
-            const __m512 mins = _mm512_zextps256_ps512(_mm512_extractf32x8_ps(sm, 1));
             __m512i q[4];
             for (int h = 0; h < 2; ++h) {  // qs bytes [64h, 64h + 64): sub-blocks 4h .. 4h + 3
                 const __m512i raw = _mm512_loadu_si512(wb.qs + 64 * h);
@@ -533,8 +535,9 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
                     const __m512i p = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[i], xq);
                     v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_permutexvar_ps(pair_lanes[i], scales), v);
                 }
-                const __m512 dsum = _mm512_zextps256_ps512(_mm256_loadu_ps(xr.dsum + 8 * b));
-                a.v[r][t] = _mm512_fnmadd_ps(mins, dsum, v);
+                // Lanes 8-15: minus dmin m_j dsum_j (dsum 0-7 broadcast to both halves, a load).
+                const __m512 dsum = _mm512_broadcast_f32x8(_mm256_loadu_ps(xr.dsum + 8 * b));
+                a.v[r][t] = _mm512_mask3_fnmadd_ps(sm, dsum, v, 0xff00);
             }
         }
     }
