@@ -104,9 +104,20 @@ inline vec load(const float* p) noexcept { return _mm512_loadu_ps(p); }
 inline vec load(const Eigen::half* p) noexcept {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 }
+// A bfloat16 is the top half of its float: word i goes to word 2 i + 1, the even words are zero.
+// With AVX-512 BW one masked word permutation does it (the widening and the shift it replaces were
+// one instruction more per 16 weights: 1.1B-shaped bf16 decode products, 2 threads, median ratio
+// 0.989-0.996 in five runs of both codes in one process, token by token in turn).
 inline vec load(const Eigen::bfloat16* p) noexcept {
+#if defined(__AVX512BW__)
+    const __m512i odd_words = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0,
+                                               3, 0, 2, 0, 1, 0, 0, 0);
+    const __m512i v = _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    return _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xaaaaaaaau, odd_words, v));
+#else
     const __m512i wide = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
     return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
+#endif
 }
 inline vec fmadd(vec a, vec b, vec c) noexcept { return _mm512_fmadd_ps(a, b, c); }
 inline vec add(vec a, vec b) noexcept { return _mm512_add_ps(a, b); }
