@@ -89,7 +89,10 @@ void check_matmul(std::int64_t rows, std::int64_t cols, std::int64_t n) {
                 q8_activations q;
                 q.resize(1, cols);
                 q.quantize(0, x.data() + t * cols);
-                for (std::int64_t j = 0; j < cols; ++j) xf[j] = q.row(0).lane_d[j / 4] * q.row(0).qs[j];
+                for (std::int64_t j = 0; j < cols; ++j) {
+                    const test::q8_value a = test::activation_q8<W>(q.row(0), j);
+                    xf[j] = static_cast<float>(a.d * a.q);
+                }
             } else {
                 for (std::int64_t j = 0; j < cols; ++j) xf[j] = static_cast<float>(x[t * cols + j]);
             }

@@ -94,13 +94,27 @@ void check_quantization(const std::vector<X>& x) {
         const std::int64_t blk = l / 2;
         EXPECT_EQ(o.lane_d8[l], blk < n / 32 ? o.lane_d[8 * blk] : 0.0f) << "lane " << l;
     }
-    for (std::int64_t b = 0; b < n / 32; ++b) EXPECT_EQ(o.d[b], o.lane_d[8 * b]) << "block " << b;
-    // The q4_k grouping: blocks 0, 2, 1, 3, 4, 6, 5, 7 of every 256 elements.
-    if (n % 256 == 0) {
-        const int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
-        for (std::int64_t i = 0; i < n; ++i) {
-            const std::int64_t from = 32 * (i / 256 * 8 + order[(i % 256) / 32]) + i % 32;
-            ASSERT_EQ(o.qs_k[i], o.qs[from]) << "qs_k " << i;
+    // q4_k's quantization by 256 (d_k = amax / 127 of the 256, q rounded to nearest even), its
+    // values in the q4_k grouping (blocks 0, 2, 1, 3, 4, 6, 5, 7), the sums of its blocks.
+    if (n % 256 != 0) return;
+    const int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
+    for (std::int64_t k = 0; k < n / 256; ++k) {
+        float amax = 0.0f;
+        for (int i = 0; i < 256; ++i) amax = std::max(amax, std::fabs(static_cast<float>(x[256 * k + i])));
+        const float d = o.d_k[k];
+        ASSERT_EQ(d, amax / 127.0f) << "super-block " << k;
+        for (int j = 0; j < 8; ++j) {
+            int sum = 0;
+            for (int e = 0; e < 32; ++e) {
+                const float v = static_cast<float>(x[256 * k + 32 * j + e]);
+                const float scaled = amax > 0.0f ? v * (127.0f / amax) : 0.0f;
+                const int qi = o.qs_k[256 * k + 32 * order[j] + e];
+                ASSERT_EQ(qi, static_cast<int>(std::nearbyint(scaled))) << "super-block " << k << " element " << 32 * j + e;
+                ASSERT_LE(std::abs(qi), 127);
+                ASSERT_LE(std::fabs(v - d * qi), d * 0.5f * (1.0f + 1e-5f) + 1e-30f);
+                sum += qi;
+            }
+            EXPECT_EQ(o.bsum_k[8 * k + j], sum) << "super-block " << k << " block " << j;
         }
     }
 }
@@ -111,7 +125,7 @@ TEST(quantize_activations, follows_its_definition) {
     check_quantization(normal_values<Eigen::half>(32 * 16, 3, 2.0f));
     check_quantization(normal_values<Eigen::bfloat16>(32 * 16, 4, 0.5f));
     check_quantization(normal_values<float>(32 * 3, 5, 1.0f));  // an odd block count: padded
-    check_quantization(std::vector<float>(64, 0.0f));  // all zero: d = 0, q = 0
+    check_quantization(std::vector<float>(256, 0.0f));  // all zero: d = 0, q = 0
 }
 
 template <class Block>
@@ -157,7 +171,8 @@ TYPED_TEST(qdot_block_test, matches_double_dot_in_every_tile_shape) {
             EXPECT_EQ(std::bit_cast<std::uint32_t>(one), std::bit_cast<std::uint32_t>(row3[r]));
             double ref = 0.0, scale = 0.0;
             for (std::int64_t i = 0; i < n; ++i) {
-                const double p = static_cast<double>(wf[i]) * xs[t]->lane_d[i / 4] * xs[t]->qs[i];
+                const test::q8_value a = test::activation_q8<Block>(*xs[t], i);
+                const double p = static_cast<double>(wf[i]) * a.d * a.q;
                 ref += p;
                 scale += std::fabs(p);
             }

@@ -101,8 +101,8 @@ std::tuple<double, double, double> reference_dot_q8(const Block* w, const X* x, 
     const q8_act_row& q = xq.row(0);
     double sum = 0.0, abs_sum = 0.0, bound = 0.0;
     for (std::int64_t i = 0; i < n; ++i) {
-        const double d = q.lane_d[i / 4];
-        const double p = static_cast<double>(wf[i]) * d * q.qs[i];
+        const auto [d, qi] = test::activation_q8<Block>(q, i);
+        const double p = static_cast<double>(wf[i]) * d * qi;
         sum += p;
         abs_sum += std::fabs(p);
         bound += std::fabs(static_cast<double>(wf[i])) * d * (0.5 + 1e-6);
@@ -172,8 +172,9 @@ TYPED_TEST(quant_dot_test, matmul_is_bitwise_independent_of_threads_and_token_co
             ASSERT_EQ(std::bit_cast<std::uint32_t>(y1[i]), std::bit_cast<std::uint32_t>(y_decode[i])) << "token " << t << " row " << r;
             const auto [ref, scale] = reference_dot(w.row(r), x.data() + t * cols, cols);
             if constexpr (has_int8_kernel<Block>) {
-                // Activations rounded to 8 bits per 32 (quant_act.hpp): exact against the rounded
-                // activations, and within the rounding bound sum |w_i| d_block / 2 of the exact ones.
+                // Activations rounded to 8 bits per 32, or per 256 for q4_k with AVX-512
+                // (quant_act.hpp): exact against the rounded activations, and within the rounding
+                // bound sum |w_i| d_block / 2 of the exact ones.
                 const auto [qref, qscale, bound] = reference_dot_q8(w.row(r), x.data() + t * cols, cols);
                 ASSERT_LE(std::fabs(y1[i] - qref), 1e-5 * qscale) << "token " << t << " row " << r;
                 ASSERT_LE(std::fabs(y1[i] - ref), bound + 1e-5 * scale) << "token " << t << " row " << r;

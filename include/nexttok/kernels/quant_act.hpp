@@ -7,11 +7,12 @@
 // With AVX-512 (BW, DQ, VL, VBMI, VNNI) a step covers four q8_0 blocks or eight q4_0 blocks
 // (their quant bytes gathered by two-source byte permutations, their half-precision scales by one
 // word permutation, against activations grouped to match) or a q4_k block two sub-blocks per
-// instruction. Otherwise one block per 256-bit instruction.
+// instruction, against activations quantized once more by 256 elements (llama.cpp's q8_K), so
+// that a whole q4_k block sums in int32. Otherwise one block per 256-bit instruction.
 //
 // Accuracy: activations are rounded to 8 bits per 32 (relative error about 1/254 of the block's
-// largest value), which is llama.cpp's own error; the reference-logit tolerance for quantized files
-// (data/README.md, 3e-2) holds with it.
+// largest value), or per 256 for q4_k weights with AVX-512, which is llama.cpp's own error for each
+// type; the reference-logit tolerance for quantized files (data/README.md, 3e-2) holds with it.
 //
 // Determinism: an output's value depends only on its weight row, its activation row and n. Integer
 // sums are exact; the float accumulation goes step by step (4 or 8 blocks, a q4_k block, or one
@@ -55,10 +56,13 @@ struct q8_act_row {
     const std::int8_t* qs4;        // [n]
     const std::int32_t* neg128_4;  // [n / 8]: -128 * (sum of the lane's 8 values)
     const float* lane_d4;          // [n / 8]: the scale d of the lane's block (block 4k + l / 4)
-    // and grouped for q4_k weights (n % 256 == 0 only, else unset): in each 256 elements, blocks
-    // of 32 in the order 0, 2, 1, 3, 4, 6, 5, 7, the order of a q4_k block's low and high nibbles.
-    const std::int8_t* qs_k;   // [n]
-    const float* d;            // [n / 32]: the scale of each block (in element order)
+    // and for q4_k weights (n % 256 == 0 only, else unset), quantized anew by 256 elements, one
+    // scale each (llama.cpp's q8_K): element i ~= d_k[i / 256] * (its value in qs_k), where qs_k
+    // holds each 256 elements' blocks of 32 in the order 0, 2, 1, 3, 4, 6, 5, 7, the order of a
+    // q4_k block's low and high nibbles. bsum_k[j]: the sum of block j's values (element order).
+    const std::int8_t* qs_k;       // [n]
+    const float* d_k;              // [n / 256]
+    const std::int16_t* bsum_k;    // [n / 32]
     // and grouped for q4_0 weights by octets of 8 blocks (256 elements, padded with zeros to whole
     // octets): octet o holds four 64-byte parts, qs8[256o + 64m + 8k + j] = element
     // 32(8o + k) + {0, 16, 8, 24}[m] + j (k, j < 8): the low and high nibbles of the first 8
@@ -83,7 +87,7 @@ public:
         n_ = n;
         const std::int64_t full = lines(n), quarter = lines(n / 8), quads = lines((n + 127) / 128 * 128);
         const std::int64_t octets = lines((n + 255) / 256 * 256);
-        row_lines_ = 4 * full + 2 * quarter + 2 * quads + octets + 2 * lines(octets * 64 / 4);
+        row_lines_ = 4 * full + quarter + lines(n / 64) + lines(n / 16) + 2 * quads + octets + 2 * lines(octets * 64 / 4);
         const auto size = static_cast<std::size_t>(n_tokens * row_lines_);
         if (store_.size() < size) store_.resize(size);
         rows_.resize(static_cast<std::size_t>(n_tokens));
@@ -103,7 +107,8 @@ public:
             r.neg128_4 = reinterpret_cast<const std::int32_t*>(take(quads));
             r.lane_d4 = reinterpret_cast<const float*>(r.neg128_4 + (quads * 64) / 8);
             r.qs_k = reinterpret_cast<const std::int8_t*>(take(full));
-            r.d = reinterpret_cast<const float*>(take(quarter));
+            r.d_k = reinterpret_cast<const float*>(take(lines(n / 64)));
+            r.bsum_k = reinterpret_cast<const std::int16_t*>(take(lines(n / 16)));
             r.qs8 = reinterpret_cast<const std::int8_t*>(take(octets));
             r.neg8_8 = reinterpret_cast<const std::int32_t*>(take(lines(octets * 64 / 4)));
             r.lane_d8 = reinterpret_cast<const float*>(take(lines(octets * 64 / 4)));
@@ -139,6 +144,35 @@ inline constexpr bool has_int8_kernel =
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
+#if defined(NEXTTOK_INT8_ZMM)
+namespace detail {
+
+// 256 elements x, of largest magnitude amax, quantized for q4_k (q8_act_row::qs_k, d_k, bsum_k).
+template <class X>
+inline void quantize_q8_k(const X* x, float amax, std::int8_t* qs, float* d, std::int16_t* bsum) noexcept {
+    namespace s = simd;
+    constexpr int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};  // the q4_k grouping
+    *d = amax / 127.0f;
+    const __m512 id = _mm512_set1_ps(amax > 0.0f ? 127.0f / amax : 0.0f);
+    __m256i ls[8];  // each block's 8 lane sums
+    for (int j = 0; j < 8; ++j) {
+        const __m128i q0 = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(s::load(x + 32 * j), id)));
+        const __m128i q1 = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(s::load(x + 32 * j + 16), id)));
+        const __m256i q01 = _mm256_set_m128i(q1, q0);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(qs + 32 * order[j]), q01);
+        ls[j] = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(1), q01);
+    }
+    // Pairwise sums: in each 128-bit half, blocks 0-3 (4-7) by two rounds, then the halves added.
+    const __m256i a = _mm256_hadd_epi32(_mm256_hadd_epi32(ls[0], ls[1]), _mm256_hadd_epi32(ls[2], ls[3]));
+    const __m256i b = _mm256_hadd_epi32(_mm256_hadd_epi32(ls[4], ls[5]), _mm256_hadd_epi32(ls[6], ls[7]));
+    const __m128i sa = _mm_add_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+    const __m128i sb = _mm_add_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(bsum), _mm_packs_epi32(sa, sb));  // |sum| <= 32 x 127
+}
+
+}  // namespace detail
+#endif
+
 template <class X>
 void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
     namespace s = detail::simd;
@@ -152,12 +186,11 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
     auto* qs4 = const_cast<std::int8_t*>(row.qs4);
     auto* neg128_4 = const_cast<std::int32_t*>(row.neg128_4);
     auto* lane_d4 = const_cast<float*>(row.lane_d4);
-    auto* qs_k = const_cast<std::int8_t*>(row.qs_k);
-    auto* d_out = const_cast<float*>(row.d);
     auto* qs8 = const_cast<std::int8_t*>(row.qs8);
     auto* neg8_8 = const_cast<std::int32_t*>(row.neg8_8);
     auto* lane_d8 = const_cast<float*>(row.lane_d8);
     const bool k_grouping = n_ % 256 == 0;
+    float k_amax = 0.0f;  // of the current 256 elements
 #endif
     for (std::int64_t b = 0; b < nb; ++b) {
         const X* xb = x + b * 32;
@@ -201,10 +234,12 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
             _mm_storel_epi64(reinterpret_cast<__m128i*>(neg8_8 + 2 * b), _mm_mullo_epi32(ls2, _mm_set1_epi32(-8)));
             _mm_storel_pi(reinterpret_cast<__m64*>(lane_d8 + 2 * b), _mm256_castps256_ps128(dv));
         }
-        d_out[b] = d;
-        if (k_grouping) {  // the q4_k grouping: blocks 0, 2, 1, 3, 4, 6, 5, 7 (an involution)
-            constexpr int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(qs_k + 32 * (b / 8 * 8 + order[b % 8])), q01);
+        k_amax = std::max(k_amax, amax);
+        if (k_grouping && b % 8 == 7) {
+            const std::int64_t k = b / 8;
+            detail::quantize_q8_k(x + 256 * k, k_amax, const_cast<std::int8_t*>(row.qs_k) + 256 * k,
+                                  const_cast<float*>(row.d_k) + k, const_cast<std::int16_t*>(row.bsum_k) + 8 * k);
+            k_amax = 0.0f;
         }
 #else
 #if defined(__AVX512F__)
@@ -245,7 +280,6 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
             std::memset(qs4 + 128 * k + 64 + 16 * i, 0, 16);
             for (int u = 0; u < 4; ++u) neg128_4[16 * k + 4 * i + u] = 0, lane_d4[16 * k + 4 * i + u] = 0.0f;
         }
-        std::fill(d_out + nb, d_out + 16 * lines(n_ / 8), 0.0f);
         const std::int64_t n8 = (n_ + 255) / 256 * 256;
         for (std::int64_t b = nb; b < n8 / 32; ++b) {
             std::int8_t* q8 = qs8 + 256 * (b / 8) + 8 * (b % 8);
@@ -341,19 +375,6 @@ inline constexpr byte_index q8_0_quad_high = [] {
 }();
 
 inline __m512i load_index(const byte_index& ix) noexcept { return _mm512_load_si512(ix.bytes); }
-
-// 16 float lanes: the half at word w0 of v in lanes 0-7, the one at word w1 in lanes 8-15.
-inline __m512 two_halves(__m512i v, __m512i word_index) noexcept {
-    return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(word_index, v)));
-}
-
-inline __m512i word_pair_index(int w0, int w1) noexcept {
-    return _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, static_cast<short>(w1), static_cast<short>(w1),
-                            static_cast<short>(w1), static_cast<short>(w1), static_cast<short>(w1), static_cast<short>(w1),
-                            static_cast<short>(w1), static_cast<short>(w1), static_cast<short>(w0), static_cast<short>(w0),
-                            static_cast<short>(w0), static_cast<short>(w0), static_cast<short>(w0), static_cast<short>(w0),
-                            static_cast<short>(w0), static_cast<short>(w0));
-}
 
 // A mask of the first max(0, min(64, n)) bytes.
 inline __mmask64 first_bytes(std::int64_t n) noexcept {
@@ -479,24 +500,35 @@ inline void qdot_range(const block_q4_0* const* w, const q8_act_row* const* x, s
     a.store(acc, ld);
 }
 
-// A q4_k block spans 8 activation blocks: sub-block j is d sc_j q - dmin m_j, so its dot is
-// d sc_j xd_j sum(q xq) - dmin m_j xd_j sum(xq). Sub-blocks go two per instruction, against the
-// activations' q4_k grouping; the eight minimum terms are one more multiply-add, into lanes 8-15
-// where the scale vector already holds dmin m_j. (Into lanes 0-7, after moving dmin m_j there, was
-// two instructions more per block and row: 1.1B-shaped decode products, 2 threads, median ms per
-// token 1.6% longer, measured with both codes in one process, token by token in turn.)
+// vpermb indexes of a q4_k step's scales: step i multiplies sub-blocks (0, 2), (1, 3), (4, 6) or
+// (5, 7), so its words 0-15 take scale byte a, words 16-31 scale byte b (the odd bytes are masked).
+struct byte_indexes4 {
+    byte_index ix[4];
+};
+inline constexpr byte_indexes4 q4_k_scale_pick = [] {
+    constexpr int pairs[4][2] = {{0, 2}, {1, 3}, {4, 6}, {5, 7}};
+    byte_indexes4 p{};
+    for (int i = 0; i < 4; ++i)
+        for (int w = 0; w < 32; ++w) p.ix[i].bytes[2 * w] = static_cast<std::uint8_t>(pairs[i][w / 16]);
+    return p;
+}();
+
+// A q4_k block against the activations' per-256 quantization (q8_act_row::qs_k, d_k, bsum_k), as
+// llama.cpp's q4_K x q8_K: sub-block j is d sc_j q - dmin m_j, so the block's dot is
+// xd (d sum_j sc_j sum(q xq) - dmin sum_j m_j bsum_j), both sums exact in int32. Sub-blocks go
+// two per step: unsigned nibbles times signed activations summed in pairs (16 bits, at most
+// 2 x 15 x 127), then times the sub-blocks' scales and summed in pairs into one int32 vector
+// (vpdpwssd) over the whole block, so the float work (two conversions, two multiply-adds) is
+// once per block. (Per-32 activation scales, four conversions and multiply-adds a block, were
+// slower: 1.1B-shaped decode products, 2 threads, median ms per token 2% longer, measured with
+// both codes in one process, token by token in turn.)
 template <int NR, int NT>
 inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                        float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
     acc16<NR, NT> a(acc, ld);
     const __m512i low4 = _mm512_set1_epi8(0x0f);
-    const __m512i dpick = word_pair_index(0, 1);
-    // Step i multiplies sub-blocks (0, 2), (1, 3), (4, 6), (5, 7): the low nibbles of 64 quant
-    // bytes, their high nibbles, then the same for the next 64 (q8_act_row::qs_k).
-    const __m512i pair_lanes[4] = {_mm512_set_epi32(2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0),
-                                   _mm512_set_epi32(3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1),
-                                   _mm512_set_epi32(6, 6, 6, 6, 6, 6, 6, 6, 4, 4, 4, 4, 4, 4, 4, 4),
-                                   _mm512_set_epi32(7, 7, 7, 7, 7, 7, 7, 7, 5, 5, 5, 5, 5, 5, 5, 5)};
+    const __m512i scale_pick[4] = {load_index(q4_k_scale_pick.ix[0]), load_index(q4_k_scale_pick.ix[1]),
+                                   load_index(q4_k_scale_pick.ix[2]), load_index(q4_k_scale_pick.ix[3])};
     for (std::int64_t b = b0; b < b1; ++b) {
         pf.advance(NR * sizeof(block_q4_k));
         NEXTTOK_UNROLL
@@ -513,11 +545,13 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
             const __m128i hi = _mm_or_si128(_mm_and_si128(u2, _mm_set1_epi32(0x0f0f0f0f)),
                                             _mm_and_si128(_mm_srli_epi32(u, 2), _mm_set1_epi32(0x30303030)));
             const __m128i sm8 = _mm_unpacklo_epi32(lo, hi);  // scales 0-3, 4-7, minimums 0-3, 4-7
+            __m512i sc[4];  // step i's scales as words
+            for (int i = 0; i < 4; ++i)
+                sc[i] = _mm512_maskz_permutexvar_epi8(0x5555555555555555, scale_pick[i], _mm512_castsi128_si512(sm8));
+            const __m128i m16 = _mm_cvtepu8_epi16(_mm_unpackhi_epi64(sm8, sm8));  // the minimums as words
             std::uint32_t dd;
-            std::memcpy(&dd, &wb.d, 4);  // d, dmin
-            const __m512 dm = two_halves(_mm512_castsi128_si512(_mm_cvtsi32_si128(static_cast<int>(dd))), dpick);
-            // Lanes 0-7: d sc_j; lanes 8-15: dmin m_j.
-            const __m512 sm = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(sm8)), dm);
+            std::memcpy(&dd, &wb.d, 4);
+            const __m128 dm = _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(dd)));  // d, dmin
             __m512i q[4];
             for (int h = 0; h < 2; ++h) {  // qs bytes [64h, 64h + 64): sub-blocks 4h .. 4h + 3
                 const __m512i raw = _mm512_loadu_si512(wb.qs + 64 * h);
@@ -527,17 +561,16 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
             NEXTTOK_UNROLL
             for (int t = 0; t < NT; ++t) {
                 const q8_act_row& xr = *x[t];
-                // Lanes 0-7: d sc_j xd_j, the scale of sub-block j's integer dot.
-                const __m512 scales = _mm512_mul_ps(sm, _mm512_zextps256_ps512(_mm256_loadu_ps(xr.d + 8 * b)));
-                __m512 v = a.v[r][t];
+                __m512i sum = _mm512_setzero_si512();
                 for (int i = 0; i < 4; ++i) {
                     const __m512i xq = _mm512_load_si512(xr.qs_k + 256 * b + 64 * i);
-                    const __m512i p = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[i], xq);
-                    v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_permutexvar_ps(pair_lanes[i], scales), v);
+                    sum = _mm512_dpwssd_epi32(sum, _mm512_maddubs_epi16(q[i], xq), sc[i]);
                 }
-                // Lanes 8-15: minus dmin m_j dsum_j (dsum 0-7 broadcast to both halves, a load).
-                const __m512 dsum = _mm512_broadcast_f32x8(_mm256_loadu_ps(xr.dsum + 8 * b));
-                a.v[r][t] = _mm512_mask3_fnmadd_ps(sm, dsum, v, 0xff00);
+                // m_2k bsum_2k + m_2k+1 bsum_2k+1 in lanes 0-3
+                const __m128i mins = _mm_madd_epi16(m16, _mm_loadu_si128(reinterpret_cast<const __m128i*>(xr.bsum_k + 8 * b)));
+                const __m128 dk = _mm_mul_ps(dm, _mm_set1_ps(xr.d_k[b]));  // d xd, dmin xd
+                const __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_broadcastss_ps(dk), a.v[r][t]);
+                a.v[r][t] = _mm512_fnmadd_ps(_mm512_zextps128_ps512(_mm_cvtepi32_ps(mins)), _mm512_broadcastss_ps(_mm_movehdup_ps(dk)), v);
             }
         }
     }
