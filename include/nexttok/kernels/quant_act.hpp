@@ -513,6 +513,25 @@ inline constexpr byte_indexes4 q4_k_scale_pick = [] {
     return p;
 }();
 
+// The 6-bit scales and minimums of q4_k blocks a and b (ggml's get_scale_min_k4), a's in the low
+// 128 bits and b's in the high, each as bytes: scales 0-3, 4-7, minimums 0-3, 4-7. With a block's
+// scale bytes as words u0, u1, u2, scales 0-3 are u0 & 0x3f.., minimums 0-3 u1 & 0x3f.., scales 4-7
+// (u2 & 0x0f..) | ((u0 >> 2) & 0x30..), minimums 4-7 ((u2 >> 4) & 0x0f..) | ((u1 >> 2) & 0x30..).
+// The 16-byte loads end in the blocks' first quant bytes. (Two rows' blocks at once rather than
+// one in 128 bits: 1.1B-shaped decode products, 2 threads, median ms per token 1.2% shorter,
+// measured with both codes in one process, token by token in turn.)
+inline __m256i q4_k_scales_mins(const block_q4_k& a, const block_q4_k& b) noexcept {
+    const __m256i u = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a.scales))),
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales)), 1);
+    const __m256i lo = _mm256_and_si256(u, _mm256_set1_epi32(0x3f3f3f3f));
+    const __m256i u2 =
+        _mm256_srlv_epi32(_mm256_shuffle_epi32(u, _MM_SHUFFLE(2, 2, 2, 2)), _mm256_set_epi32(0, 0, 4, 0, 0, 0, 4, 0));
+    const __m256i hi = _mm256_or_si256(_mm256_and_si256(u2, _mm256_set1_epi32(0x0f0f0f0f)),
+                                       _mm256_and_si256(_mm256_srli_epi32(u, 2), _mm256_set1_epi32(0x30303030)));
+    return _mm256_unpacklo_epi32(lo, hi);
+}
+
 // A q4_k block against the activations' per-256 quantization (q8_act_row::qs_k, d_k, bsum_k), as
 // llama.cpp's q4_K x q8_K: sub-block j is d sc_j q - dmin m_j, so the block's dot is
 // xd (d sum_j sc_j sum(q xq) - dmin sum_j m_j bsum_j), both sums exact in int32. Sub-blocks go
@@ -531,20 +550,18 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
                                    load_index(q4_k_scale_pick.ix[2]), load_index(q4_k_scale_pick.ix[3])};
     for (std::int64_t b = b0; b < b1; ++b) {
         pf.advance(NR * sizeof(block_q4_k));
+        __m128i sm8s[NR];  // each row's scales 0-7 and minimums 0-7, two rows at a time
+        NEXTTOK_UNROLL
+        for (int r = 0; r < NR; r += 2) {
+            const __m256i both = q4_k_scales_mins(w[r][b], w[std::min(r + 1, NR - 1)][b]);
+            sm8s[r] = _mm256_castsi256_si128(both);
+            if (r + 1 < NR) sm8s[r + 1] = _mm256_extracti128_si256(both, 1);
+        }
         NEXTTOK_UNROLL
         for (int r = 0; r < NR; ++r) {
             const block_q4_k& wb = w[r][b];
             if constexpr (NT == 1) prefetch_near<near_steps * sizeof(block_q4_k), sizeof(block_q4_k)>(&wb);
-            // The 6-bit scales and minimums (ggml's get_scale_min_k4), in one vector: with the
-            // scale bytes as words u0, u1, u2, scales 0-3 are u0 & 0x3f.., minimums 0-3 u1 & 0x3f..,
-            // scales 4-7 (u2 & 0x0f..) | ((u0 >> 2) & 0x30..), minimums 4-7 ((u2 >> 4) & 0x0f..) |
-            // ((u1 >> 2) & 0x30..). The 16-byte load ends in the block's first quant bytes.
-            const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(wb.scales));
-            const __m128i lo = _mm_and_si128(u, _mm_set1_epi32(0x3f3f3f3f));
-            const __m128i u2 = _mm_srlv_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(2, 2, 2, 2)), _mm_set_epi32(0, 0, 4, 0));
-            const __m128i hi = _mm_or_si128(_mm_and_si128(u2, _mm_set1_epi32(0x0f0f0f0f)),
-                                            _mm_and_si128(_mm_srli_epi32(u, 2), _mm_set1_epi32(0x30303030)));
-            const __m128i sm8 = _mm_unpacklo_epi32(lo, hi);  // scales 0-3, 4-7, minimums 0-3, 4-7
+            const __m128i sm8 = sm8s[r];
             __m512i sc[4];  // step i's scales as words
             for (int i = 0; i < 4; ++i)
                 sc[i] = _mm512_maskz_permutexvar_epi8(0x5555555555555555, scale_pick[i], _mm512_castsi128_si512(sm8));
