@@ -1,8 +1,10 @@
 // Single-sequence decode and 128-token prefill on models with random weights of two shapes and
 // every weight format, against the machine's limits measured in the same run:
 // - decode reads every weight once per token: bound by memory bandwidth. Reported: tokens/s,
-//   bytes of weights per token, and bw_fraction = weight bytes x tokens/s / the read bandwidth
-//   measured just before the case (bw_GBps);
+//   bytes of weights per token, and bw_fraction = weight bytes x tokens/s / the read bandwidth,
+//   both measured in alternation (support/roofline.hpp, paired_bandwidth: streaming passes over
+//   1 GiB between groups of tokens, each group against the passes around it, the median over the
+//   groups); bw_GBps is the median pass, bw_fraction_of_best the mean tokens/s against the best;
 // - prefill multiplies the weights by a 128-token matrix: bound by arithmetic. Reported: tokens/s,
 //   GFLOP/s (2 per multiply-add of the weight products and attention) and flops_fraction of the
 //   measured peak FMA rate.
@@ -65,11 +67,9 @@ const std::shared_ptr<const nexttok::model>& model_for(const shape& s, tensor_ty
     return m;
 }
 
-// The read bandwidth is measured again for every decode case, just before its timed loop, as the
-// best of ten passes over 1 GiB: the machine is shared and what it gives drifts over a run (once
-// per case, best of three: 28.9-32.7 GB/s with 2 threads in one run), so a limit measured minutes
-// earlier would judge a case against another machine state.
-double bandwidth(int n_threads) { return nexttok::bench::read_bandwidth(n_threads, 10); }
+// Seconds of timed tokens per decode case: with paired_bandwidth's groups of 0.1 s, twenty groups
+// between twenty-one streaming passes.
+constexpr double decode_seconds = 2.0;
 
 double peak(int n_threads) {
     static std::map<int, double> cache;
@@ -86,21 +86,29 @@ void decode(benchmark::State& state, const shape& s, tensor_type type, int n_thr
     nexttok::token_id token = 1;
     dec.forward(std::span<const nexttok::token_id>(&token, 1), 0, cache, logits);
     std::int64_t pos = 1;
-    const double bw = bandwidth(n_threads);
-    const auto t0 = std::chrono::steady_clock::now();
+    const double bytes = static_cast<double>(m->weight_bytes());
+    nexttok::bench::paired_bandwidth pb(n_threads);
     for (auto _ : state) {
         token = static_cast<nexttok::token_id>((pos * 7919) % 32000);
+        if (pb.pass_due()) {  // a pass, then one untimed token: the pass evicted caches and put the pool to sleep
+            state.PauseTiming();
+            pb.measure_pass();
+            dec.forward(std::span<const nexttok::token_id>(&token, 1), pos, cache, logits);
+            state.ResumeTiming();
+        }
+        const auto t0 = std::chrono::steady_clock::now();
         dec.forward(std::span<const nexttok::token_id>(&token, 1), pos, cache, logits);
+        pb.add_token(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), bytes);
         pos = pos == 255 ? 1 : pos + 1;  // contexts 1..255: attention stays a small part
         benchmark::DoNotOptimize(logits.data());
     }
-    const double bytes = static_cast<double>(m->weight_bytes());
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double tokens_per_second = static_cast<double>(state.iterations()) / seconds;
+    pb.finish();
+    const double tokens_per_second = static_cast<double>(pb.tokens()) / pb.seconds();
     state.counters["weight_MB"] = bytes / 1e6;
     state.counters["tokens_per_s"] = tokens_per_second;
-    state.counters["bw_GBps"] = bw / 1e9;
-    state.counters["bw_fraction"] = bytes * tokens_per_second / bw;
+    state.counters["bw_GBps"] = pb.median_bandwidth() / 1e9;
+    state.counters["bw_fraction"] = pb.median_fraction();
+    state.counters["bw_fraction_of_best"] = bytes * tokens_per_second / pb.best_bandwidth();
 }
 
 // Decode at contexts [first, 2 first): the cache's rows below `first` are random (as a prompt's would
@@ -124,23 +132,30 @@ void decode_long(benchmark::State& state, const shape& s, tensor_type type, int 
     cache.reserve(first);
     std::vector<float> logits(static_cast<std::size_t>(c.vocab_size));
     std::int64_t pos = first;
-    double kv_bytes = 0.0;
     const double row_bytes = static_cast<double>(cache.bytes()) / static_cast<double>(2 * first);  // K and V, all layers
-    const double bw = bandwidth(n_threads);
-    const auto t0 = std::chrono::steady_clock::now();
+    const double weight_bytes = static_cast<double>(m->weight_bytes());
+    nexttok::bench::paired_bandwidth pb(n_threads);
     for (auto _ : state) {
         nexttok::token_id token = static_cast<nexttok::token_id>((pos * 7919) % 32000);
+        if (pb.pass_due()) {  // as in decode()
+            state.PauseTiming();
+            pb.measure_pass();
+            dec.forward(std::span<const nexttok::token_id>(&token, 1), pos, cache, logits);
+            state.ResumeTiming();
+        }
+        const auto t0 = std::chrono::steady_clock::now();
         dec.forward(std::span<const nexttok::token_id>(&token, 1), pos, cache, logits);
-        kv_bytes += row_bytes * static_cast<double>(pos + 1);
+        pb.add_token(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                     weight_bytes + row_bytes * static_cast<double>(pos + 1));
         pos = pos == 2 * first - 1 ? first : pos + 1;
         benchmark::DoNotOptimize(logits.data());
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double tokens = static_cast<double>(state.iterations());
-    const double bytes = static_cast<double>(m->weight_bytes()) + kv_bytes / tokens;
-    state.counters["tokens_per_s"] = tokens / seconds;
-    state.counters["kv_MB"] = kv_bytes / tokens / 1e6;
-    state.counters["bw_fraction"] = bytes * tokens / seconds / bw;
+    pb.finish();
+    const double tokens = static_cast<double>(pb.tokens());
+    state.counters["tokens_per_s"] = tokens / pb.seconds();
+    state.counters["kv_MB"] = (pb.bytes() / tokens - weight_bytes) / 1e6;
+    state.counters["bw_GBps"] = pb.median_bandwidth() / 1e9;
+    state.counters["bw_fraction"] = pb.median_fraction();
 }
 
 void prefill(benchmark::State& state, const shape& s, tensor_type type, int n_threads) {
@@ -184,7 +199,7 @@ int main(int argc, char** argv) {
             for (int threads : {1, 2})
                 benchmark::RegisterBenchmark(("decode/" + suffix + "/threads:" + std::to_string(threads)).c_str(),
                                              [&s, type, threads](benchmark::State& st) { decode(st, s, type, threads); })
-                    ->UseRealTime()->MinTime(1.0);
+                    ->UseRealTime()->MinTime(decode_seconds);
             for (int threads : {1, 2})
                 benchmark::RegisterBenchmark(("prefill128/" + suffix + "/threads:" + std::to_string(threads)).c_str(),
                                              [&s, type, threads](benchmark::State& st) { prefill(st, s, type, threads); })
@@ -195,10 +210,10 @@ int main(int argc, char** argv) {
         const std::string suffix = "/1.1B/q4_0/threads:" + std::to_string(threads);
         benchmark::RegisterBenchmark(("decode_ctx1024/kv_f32" + suffix).c_str(), [&big, threads](benchmark::State& st) {
             decode_long<nexttok::kv_cache<float>>(st, big, tensor_type::q4_0, threads);
-        })->UseRealTime()->MinTime(1.0);
+        })->UseRealTime()->MinTime(decode_seconds);
         benchmark::RegisterBenchmark(("decode_ctx1024/kv_q8_0" + suffix).c_str(), [&big, threads](benchmark::State& st) {
             decode_long<nexttok::q8_0_kv_cache<float>>(st, big, tensor_type::q4_0, threads);
-        })->UseRealTime()->MinTime(1.0);
+        })->UseRealTime()->MinTime(decode_seconds);
     }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

@@ -61,6 +61,88 @@ inline double read_bandwidth(int n_threads, int passes = 3) {
     return static_cast<double>(n_floats * sizeof(float)) / best;
 }
 
+// Decode speed against the read bandwidth, measured in alternation so that both see the same
+// machine: one streaming pass (read_bandwidth with one pass over 1 GiB), then tokens for about
+// group_seconds, then another pass, and so on, ending with a pass (finish()). Each group of tokens
+// is judged against the mean of the passes just before and just after it; the figure is the
+// median of those paired fractions. On a shared machine another tenant's traffic comes and goes
+// within seconds: a limit measured once (the best of several passes) and an average over a second
+// of tokens judge the decode against a machine state it did not run in, and vary from run to run
+// by more than the kernels' differences.
+class paired_bandwidth {
+public:
+    explicit paired_bandwidth(int n_threads, double group_seconds = 0.1)
+        : n_threads_(n_threads), group_seconds_(group_seconds) {}
+
+    // Whether a pass is due before the next token (the first, or the current group is complete).
+    bool pass_due() const noexcept { return groups_.empty() || groups_.back().seconds >= group_seconds_; }
+    // The pass starts 20 ms after the last token: a thread pool's workers spin for a few
+    // milliseconds after a call before they sleep, and would take cycles from the stream.
+    void measure_pass() {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        groups_.push_back({read_bandwidth(n_threads_, 1), 0.0, 0.0, 0});
+    }
+    // The last pass, after the last group (an empty group).
+    void finish() { measure_pass(); }
+    // A timed token that read `bytes`.
+    void add_token(double seconds, double bytes) noexcept {
+        group& g = groups_.back();
+        g.seconds += seconds;
+        g.bytes += bytes;
+        ++g.tokens;
+    }
+
+    std::int64_t tokens() const noexcept {
+        std::int64_t n = 0;
+        for (const group& g : groups_) n += g.tokens;
+        return n;
+    }
+    double seconds() const noexcept { return sum([](const group& g) { return g.seconds; }); }
+    double bytes() const noexcept { return sum([](const group& g) { return g.bytes; }); }
+    double median_bandwidth() const {
+        std::vector<double> v;
+        for (const group& g : groups_) v.push_back(g.bandwidth);
+        return median(std::move(v));
+    }
+    double best_bandwidth() const {
+        double best = 0.0;
+        for (const group& g : groups_) best = std::max(best, g.bandwidth);
+        return best;
+    }
+    // The median over groups of (the group's bytes / its seconds) / the mean bandwidth of the
+    // passes around it.
+    double median_fraction() const {
+        std::vector<double> v;
+        for (std::size_t i = 0; i + 1 < groups_.size(); ++i) {
+            const group& g = groups_[i];
+            if (g.tokens > 0) v.push_back(g.bytes / g.seconds / (0.5 * (g.bandwidth + groups_[i + 1].bandwidth)));
+        }
+        return median(std::move(v));
+    }
+
+private:
+    struct group {
+        double bandwidth, seconds, bytes;
+        std::int64_t tokens;
+    };
+    template <class F>
+    double sum(F f) const noexcept {
+        double s = 0.0;
+        for (const group& g : groups_) s += f(g);
+        return s;
+    }
+    static double median(std::vector<double> v) {
+        if (v.empty()) return 0.0;
+        std::sort(v.begin(), v.end());
+        const std::size_t k = v.size() / 2;
+        return v.size() % 2 ? v[k] : 0.5 * (v[k - 1] + v[k]);
+    }
+
+    int n_threads_;
+    double group_seconds_;
+    std::vector<group> groups_;
+};
+
 // Float operations per second (an FMA counts 2) that n_threads threads can do at most.
 inline double peak_flops(int n_threads) {
     namespace s = detail::simd;
