@@ -78,6 +78,22 @@ double peak(int n_threads) {
     return it->second;
 }
 
+// One decode step measured with pb: the streaming pass pb asks for, if one is due, and after it one
+// untimed token (the pass evicted the caches and let the pool's workers sleep), both outside the
+// benchmark's timing; then the token, timed, counted as reading `bytes`.
+template <class Forward>
+void paired_token(benchmark::State& state, nexttok::bench::paired_bandwidth& pb, double bytes, Forward&& forward) {
+    if (pb.pass_due()) {
+        state.PauseTiming();
+        pb.measure_pass();
+        forward();
+        state.ResumeTiming();
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    forward();
+    pb.add_token(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), bytes);
+}
+
 void decode(benchmark::State& state, const shape& s, tensor_type type, int n_threads) {
     const auto& m = model_for(s, type);
     nexttok::decoder<float> dec(m, n_threads);
@@ -90,15 +106,7 @@ void decode(benchmark::State& state, const shape& s, tensor_type type, int n_thr
     nexttok::bench::paired_bandwidth pb(n_threads);
     for (auto _ : state) {
         token = static_cast<nexttok::token_id>((pos * 7919) % 32000);
-        if (pb.pass_due()) {  // a pass, then one untimed token: the pass evicted caches and put the pool to sleep
-            state.PauseTiming();
-            pb.measure_pass();
-            dec.forward(std::span<const nexttok::token_id>(&token, 1), pos, cache, logits);
-            state.ResumeTiming();
-        }
-        const auto t0 = std::chrono::steady_clock::now();
-        dec.forward(std::span<const nexttok::token_id>(&token, 1), pos, cache, logits);
-        pb.add_token(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), bytes);
+        paired_token(state, pb, bytes, [&] { dec.forward(std::span<const nexttok::token_id>(&token, 1), pos, cache, logits); });
         pos = pos == 255 ? 1 : pos + 1;  // contexts 1..255: attention stays a small part
         benchmark::DoNotOptimize(logits.data());
     }
@@ -136,17 +144,9 @@ void decode_long(benchmark::State& state, const shape& s, tensor_type type, int 
     const double weight_bytes = static_cast<double>(m->weight_bytes());
     nexttok::bench::paired_bandwidth pb(n_threads);
     for (auto _ : state) {
-        nexttok::token_id token = static_cast<nexttok::token_id>((pos * 7919) % 32000);
-        if (pb.pass_due()) {  // as in decode()
-            state.PauseTiming();
-            pb.measure_pass();
-            dec.forward(std::span<const nexttok::token_id>(&token, 1), pos, cache, logits);
-            state.ResumeTiming();
-        }
-        const auto t0 = std::chrono::steady_clock::now();
-        dec.forward(std::span<const nexttok::token_id>(&token, 1), pos, cache, logits);
-        pb.add_token(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                     weight_bytes + row_bytes * static_cast<double>(pos + 1));
+        const nexttok::token_id token = static_cast<nexttok::token_id>((pos * 7919) % 32000);
+        paired_token(state, pb, weight_bytes + row_bytes * static_cast<double>(pos + 1),
+                     [&] { dec.forward(std::span<const nexttok::token_id>(&token, 1), pos, cache, logits); });
         pos = pos == 2 * first - 1 ? first : pos + 1;
         benchmark::DoNotOptimize(logits.data());
     }
