@@ -13,6 +13,7 @@
 #include <nexttok/kernels/q8_0_rows.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -111,7 +112,8 @@ inline void with_count(std::int64_t k, F&& f) {
 }  // namespace detail
 
 // out[k * ldo + j] = sum over t < count, in ascending t, of p[k * ldp + t] * row(t)[j] (one
-// simd::fmadd per term; the last n % width columns in scalar float), for k < nk, j < n.
+// simd::fmadd per term; the last n % width columns by std::fma, so that the result does not depend
+// on how the compiler contracts or inlines the row accessor), for k < nk, j < n.
 // Heads go by up to eight (AVX-512; four otherwise) and columns by up to two vectors, so that the
 // accumulators stay in registers and each line of a value row is read once for eight heads.
 template <class Row>
@@ -133,7 +135,7 @@ inline void weighted_rows(const float* p, std::int64_t ldp, std::int64_t nk, Row
             for (int k = 0; k < NK; ++k)
                 for (std::int64_t j = vector_cols; j < n; ++j) {
                     float sum = 0.0f;
-                    for (std::int64_t t = 0; t < count; ++t) sum += pk[k * ldp + t] * s::to_float(row(t)[j]);
+                    for (std::int64_t t = 0; t < count; ++t) sum = std::fma(pk[k * ldp + t], s::to_float(row(t)[j]), sum);
                     ok[k * ldo + j] = sum;
                 }
         });

@@ -13,6 +13,7 @@
 
 #include <Eigen/Core>
 
+#include <cmath>
 #include <concepts>
 #include <cstdint>
 
@@ -105,7 +106,8 @@ inline constexpr std::int64_t dot_block_columns(std::int64_t n) noexcept {
 }
 
 // out[r * NT + t] = the accumulators of (r, t) summed, reduced, plus the tail (columns from
-// dot_block_columns(n) to n) in ascending order.
+// dot_block_columns(n) to n) in ascending order, one std::fma per column (explicit, so that no
+// caller's inlining changes the rounding).
 template <int NR, int NT, dense_element W, class X>
 inline void dot_block_finish(const W* const* w, const X* const* x, std::int64_t n, const float* acc, std::int64_t ld,
                              float* out) noexcept {
@@ -117,7 +119,7 @@ inline void dot_block_finish(const W* const* w, const X* const* x, std::int64_t 
             s::vec sum = s::load(a0);
             for (int a = 1; a < A; ++a) sum = s::add(sum, s::load(a0 + a * s::width));
             float total = s::reduce(sum);
-            for (std::int64_t j = dot_block_columns<W>(n); j < n; ++j) total += s::to_float(w[r][j]) * s::to_float(x[t][j]);
+            for (std::int64_t j = dot_block_columns<W>(n); j < n; ++j) total = std::fma(s::to_float(w[r][j]), s::to_float(x[t][j]), total);
             out[r * NT + t] = total;
         }
     }

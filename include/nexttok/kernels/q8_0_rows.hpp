@@ -11,6 +11,7 @@
 #include <nexttok/kernels/detail/simd.hpp>
 #include <nexttok/kernels/quant_blocks.hpp>
 
+#include <cmath>
 #include <cstdint>
 
 namespace nexttok {
@@ -65,7 +66,7 @@ inline float dot(const q8_0_row& w, const X* x, std::int64_t n) noexcept {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Waggressive-loop-optimizations"
 #endif
-    for (; i < n; ++i) total += w[i] * s::to_float(x[i]);
+    for (; i < n; ++i) total = std::fma(w[i], s::to_float(x[i]), total);
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
