@@ -16,7 +16,7 @@
 // --benchmark_filter, e.g. 'decode/1.1B/q4_0'.
 #include <nexttok/cache/kv_cache.hpp>
 #include <nexttok/cache/q8_0_kv_cache.hpp>
-#include <nexttok/model/decoder.hpp>
+#include <nexttok/decoder/decoder.hpp>
 #include <nexttok/model/random_model.hpp>
 
 #include "support/roofline.hpp"

@@ -4,7 +4,7 @@
 // the peak resident set (VmHWM, reset after the file is written) against file size + KV cache.
 // Usage: nexttok_memory_bench [path.gguf] [threads]; the file is written there and removed after.
 #include <nexttok/cache/kv_cache.hpp>
-#include <nexttok/model/decoder.hpp>
+#include <nexttok/decoder/decoder.hpp>
 #include <nexttok/model/load_model.hpp>
 #include <nexttok/model/random_model.hpp>
 

@@ -1,5 +1,6 @@
 // generation/: the generate() loop and its result, generation_options and the policies built from it,
-// generate_n() (n samples on one prefill) and score() (log-probability and perplexity of a text).
+// generate_n() (n samples on one prefill), score() (log-probability and perplexity of a text), and
+// sequence_generator (generate()'s per-sequence logic without the forward call, for schedulers).
 #pragma once
 
 #include <nexttok/generation/generate.hpp>
@@ -8,4 +9,6 @@
 #include <nexttok/generation/generation_result.hpp>
 #include <nexttok/generation/make_generation.hpp>
 #include <nexttok/generation/score.hpp>
+#include <nexttok/generation/sequence_generator.hpp>
 #include <nexttok/generation/token_decoder.hpp>
+#include <nexttok/generation/token_event.hpp>

@@ -1,7 +1,6 @@
-// model/: hyper-parameters, weights, loaders (GGUF, llama2.c, random) and the decoder.
+// model/: hyper-parameters, weights and loaders (GGUF, Hugging Face, llama2.c, random).
 #pragma once
 
-#include <nexttok/model/decoder.hpp>
 #include <nexttok/model/architecture.hpp>
 #include <nexttok/model/gguf_loader.hpp>
 #include <nexttok/model/hf_loader.hpp>

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nexttok/cache.hpp>
+#include <nexttok/decoder.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/generation.hpp>
 #include <nexttok/io.hpp>

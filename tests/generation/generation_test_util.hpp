@@ -5,7 +5,7 @@
 #pragma once
 
 #include <nexttok/cache/kv_cache.hpp>
-#include <nexttok/model/decoder.hpp>
+#include <nexttok/decoder/decoder.hpp>
 #include <nexttok/model/model_config.hpp>
 #include <nexttok/tokenizer/spm_tokenizer.hpp>
 #include <nexttok/tokenizer/tokenizer.hpp>

@@ -3,9 +3,9 @@
 // here from the shared GGUF files (HF names, GPT-2's Conv1D weights transposed as HF stores them,
 // GPT-2 sharded with an index) against llama.cpp's logits for those GGUF files; malformed inputs.
 #include <nexttok/cache/kv_cache.hpp>
+#include <nexttok/decoder/decoder.hpp>
 #include <nexttok/io/gguf.hpp>
 #include <nexttok/io/safetensors.hpp>
-#include <nexttok/model/decoder.hpp>
 #include <nexttok/model/load_model.hpp>
 
 #include <file_patch.hpp>

@@ -2,7 +2,7 @@
 // tolerances that data/README.md states for each weight type, and the 32 greedy tokens.
 #include <nexttok/cache/kv_cache.hpp>
 #include <nexttok/cache/q8_0_kv_cache.hpp>
-#include <nexttok/model/decoder.hpp>
+#include <nexttok/decoder/decoder.hpp>
 #include <nexttok/model/load_model.hpp>
 
 #include <reference_logits.hpp>

@@ -16,7 +16,7 @@ public:
     static constexpr bool retains_history = true;
 
     // capacity: positions it holds; 0 means the model's max_seq_len. Allocates bytes() now.
-    explicit kv_cache(const model_config& c, std::int64_t capacity = 0)
+    explicit kv_cache(const kv_shape& c, std::int64_t capacity = 0)
         : detail::contiguous_storage<Scalar>(c, capacity, "kv_cache") {}
 };
 

@@ -7,9 +7,9 @@
 // which makes generate() recompute the whole prefix at every step.
 #pragma once
 
+#include <nexttok/cache/kv_shape.hpp>
 #include <nexttok/kernels/quant_blocks.hpp>
 #include <nexttok/kernels/quantize.hpp>
-#include <nexttok/model/model_config.hpp>
 
 #include <concepts>
 #include <cstddef>
@@ -60,13 +60,13 @@ inline void store_kv_row(const float* x, Element* row, std::int64_t n) {
 }
 
 // Bytes of keys and values for n_positions positions of one sequence, before allocating anything.
-inline std::size_t kv_cache_bytes(const model_config& c, std::int64_t n_positions, std::size_t scalar_bytes) noexcept {
+inline std::size_t kv_cache_bytes(const kv_shape& c, std::int64_t n_positions, std::size_t scalar_bytes) noexcept {
     return 2 * static_cast<std::size_t>(c.n_layers) * static_cast<std::size_t>(n_positions) *
            static_cast<std::size_t>(c.kv_dim()) * scalar_bytes;
 }
 
 // The same for a cache of q8_0 blocks (q8_0_kv_cache): 34 bytes per 32 values.
-inline std::size_t kv_cache_bytes_q8_0(const model_config& c, std::int64_t n_positions) noexcept {
+inline std::size_t kv_cache_bytes_q8_0(const kv_shape& c, std::int64_t n_positions) noexcept {
     return 2 * static_cast<std::size_t>(c.n_layers) * static_cast<std::size_t>(n_positions) *
            static_cast<std::size_t>(c.kv_dim() / block_q8_0::block_size) * sizeof(block_q8_0);
 }

@@ -15,7 +15,7 @@ public:
     using scalar_type = Scalar;
     static constexpr bool retains_history = false;
 
-    explicit no_cache(const model_config& c, std::int64_t capacity = 0)
+    explicit no_cache(const kv_shape& c, std::int64_t capacity = 0)
         : detail::contiguous_storage<Scalar>(c, capacity, "no_cache") {}
 };
 

@@ -23,7 +23,7 @@ public:
     static constexpr bool retains_history = true;
 
     // capacity: positions it holds; 0 means the model's max_seq_len. Allocates bytes() now.
-    explicit q8_0_kv_cache(const model_config& c, std::int64_t capacity = 0)
+    explicit q8_0_kv_cache(const kv_shape& c, std::int64_t capacity = 0)
         : detail::contiguous_storage<block_q8_0>(c, capacity, "q8_0_kv_cache") {}
 };
 

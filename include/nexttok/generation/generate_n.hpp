@@ -11,11 +11,13 @@
 // no_cache there is nothing to share).
 #pragma once
 
+#include <nexttok/generation/detail/loop_settings.hpp>
 #include <nexttok/generation/generate.hpp>
 #include <nexttok/generation/generation_options.hpp>
 #include <nexttok/generation/generation_result.hpp>
 #include <nexttok/generation/make_generation.hpp>
 #include <nexttok/generation/token_decoder.hpp>
+#include <nexttok/generation/token_event.hpp>
 #include <nexttok/tokenizer/tokenizer.hpp>
 #include <nexttok/types.hpp>
 

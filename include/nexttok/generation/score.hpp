@@ -10,10 +10,10 @@
 // afterwards; no_cache works too (one pass is all it needs).
 #pragma once
 
+#include <nexttok/decoder/decoder.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/generation/detail/logprobs.hpp>
 #include <nexttok/generation/token_decoder.hpp>
-#include <nexttok/model/decoder.hpp>
 #include <nexttok/types.hpp>
 
 #include <cmath>

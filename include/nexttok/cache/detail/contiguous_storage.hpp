@@ -3,10 +3,10 @@
 // q8_0_kv_cache, whose Element is a block of 32 values (a row is kv_dim / 32 blocks). Internal.
 #pragma once
 
+#include <nexttok/cache/kv_shape.hpp>
 #include <nexttok/detail/huge_pages.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/kernels/quant_blocks.hpp>
-#include <nexttok/model/model_config.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +21,7 @@ public:
     // Values per Element: 32 for a q8_0 block, 1 for a scalar.
     static constexpr std::int64_t values_per_element = std::is_same_v<Element, block_q8_0> ? block_q8_0::block_size : 1;
 
-    contiguous_storage(const model_config& c, std::int64_t capacity, const char* kind)
+    contiguous_storage(const kv_shape& c, std::int64_t capacity, const char* kind)
         : kind_(kind), n_layers_(c.n_layers), capacity_(capacity == 0 ? c.max_seq_len : capacity), kv_dim_(c.kv_dim()),
           row_elements_(kv_dim_ / values_per_element) {
         if (capacity_ <= 0 || capacity_ > (std::int64_t{1} << 24))

@@ -3,7 +3,7 @@
 // a q8_0 KV cache stays close to a float one.
 #include <nexttok/cache/kv_cache.hpp>
 #include <nexttok/cache/q8_0_kv_cache.hpp>
-#include <nexttok/model/decoder.hpp>
+#include <nexttok/decoder/decoder.hpp>
 #include <nexttok/model/load_model.hpp>
 
 #include <reference_logits.hpp>

@@ -1,9 +1,13 @@
 // The decoder of every supported family (Llama, Qwen2, GPT-2; see architecture.hpp):
-// forward(tokens, positions, cache) -> logits. Templated on Scalar, the type in which the KV
-// cache (unless it is a q8_0_kv_cache) and the inputs of every weight product are stored (float,
+// forward(tokens, positions, cache) -> logits, for one sequence or for a ragged batch of sequences,
+// each at its own positions in its own cache. Templated on Scalar, the type in which the KV cache
+// (unless it holds q8_0 blocks) and the inputs of every weight product are stored (float,
 // Eigen::half, Eigen::bfloat16). Everything that accumulates (dot products, the residual stream,
-// norms, softmax) is float. One forward call takes the whole prompt (prefill: each weight row
-// serves a tile of tokens) or one token (decode); both give bitwise the same numbers for a token.
+// norms, softmax) is float. One forward call takes whole prompts (prefill: each weight row serves a
+// tile of tokens), single tokens (decode), or any mix of the two: every weight product runs once
+// over all the rows of the call, and attention runs per sequence over that sequence's cache. A
+// token's numbers do not depend on what else is in the call: prefill, decode, any chunking of a
+// prompt and any batch give bitwise the same logits for it.
 //
 // Ownership: shares the immutable model; owns its thread pool and scratch buffers, so one decoder
 // serves one caller at a time (not thread-safe). Scratch grows in reserve(), never in the loop.
@@ -33,8 +37,19 @@
 
 namespace nexttok {
 
-// Which positions of a forward call produce logits.
-enum class logits_for { last, all };
+// Which positions of a forward call (or of one sequence of a batch) produce logits.
+enum class logits_for { last, all, none };
+
+// One sequence's part of a ragged batch: tokens[i] runs at position pos0 + i, its keys and values go
+// into *cache, and it attends to the cache's positions [0, pos0 + i]. Non-owning. A sequence (a
+// cache) appears at most once in a batch.
+template <class Cache>
+struct batch_sequence {
+    std::span<const token_id> tokens;
+    std::int64_t pos0 = 0;
+    Cache* cache = nullptr;
+    logits_for which = logits_for::last;  // rows of logits it gets: 1, tokens.size() or 0
+};
 
 template <class Scalar>
 class decoder {
@@ -100,6 +115,9 @@ public:
         up_.resize(n * c.hidden_dim);
         hb_.resize(n * c.hidden_dim);
         rope_.resize(n * c.rope_dim);
+        row_sequence_.resize(n);
+        row_position_.resize(n);
+        out_rows_.resize(n);
         const auto group = static_cast<std::size_t>(c.n_heads / c.n_kv_heads);
         scores_.resize(static_cast<std::size_t>(pool_.size()) * group * reserved_positions_);
         attn_out_.resize(static_cast<std::size_t>(pool_.size()) * group * c.head_dim);
@@ -108,46 +126,93 @@ public:
 
     // Runs tokens[i] at position pos0 + i, writing their keys and values into `cache` and reading
     // the cached positions [0, pos0) too. Writes logits (vocab_size floats per row) for the last
-    // token, or for every token (`which == all`, tokens.size() rows), into `logits`.
+    // token, for every token (`which == all`, tokens.size() rows) or for none, into `logits`.
     template <kv_storage<Scalar> Cache>
     void forward(std::span<const token_id> tokens, std::int64_t pos0, Cache& cache, std::span<float> logits,
                  logits_for which = logits_for::last) {
+        const batch_sequence<Cache> one{tokens, pos0, &cache, which};
+        forward(std::span<const batch_sequence<Cache>>(&one, 1), logits);
+    }
+
+    // One step over a ragged batch: every sequence's tokens at its own positions in its own cache
+    // (prefill chunks and single decode tokens mixed). Logits rows follow the batch's order: for each
+    // sequence, 1, tokens.size() or 0 rows as its `which` asks. Each sequence's rows are bitwise what
+    // forward() on that sequence alone gives. Throws invalid_argument_error for a bad sequence (named
+    // by its index) and cache_full_error when a cache cannot hold its positions, before any key or
+    // value is written (caches before that sequence may have grown their size).
+    template <kv_storage<Scalar> Cache>
+    void forward(std::span<const batch_sequence<Cache>> batch, std::span<float> logits) {
         const model_config& c = config();
-        const auto n = static_cast<std::int64_t>(tokens.size());
-        if (n == 0) throw invalid_argument_error("decoder::forward: no tokens");
-        if (pos0 < 0) throw invalid_argument_error("decoder::forward: negative position " + std::to_string(pos0));
-        const std::int64_t n_out = which == logits_for::all ? n : 1;
+        if (batch.empty()) throw invalid_argument_error("decoder::forward: empty batch");
+        std::int64_t n = 0, n_out = 0, max_positions = 0;
+        for (std::size_t s = 0; s < batch.size(); ++s) {
+            check_sequence(batch[s], s, batch.size());
+            const auto n_s = static_cast<std::int64_t>(batch[s].tokens.size());
+            n += n_s;
+            n_out += batch[s].which == logits_for::all ? n_s : batch[s].which == logits_for::last ? 1 : 0;
+            max_positions = std::max(max_positions, batch[s].pos0 + n_s);
+        }
         if (static_cast<std::int64_t>(logits.size()) < n_out * c.vocab_size)
             throw invalid_argument_error("decoder::forward: logits buffer holds " + std::to_string(logits.size()) + " floats, needs " + std::to_string(n_out * c.vocab_size));
-        for (token_id t : tokens)
-            if (t < 0 || t >= c.vocab_size)
-                throw invalid_argument_error("decoder::forward: token id " + std::to_string(t) + " is outside the vocabulary [0, " + std::to_string(c.vocab_size) + ")");
-        const model_weights& w = model_->weights();
-        if (c.positions == position_kind::learned && pos0 + n > static_cast<std::int64_t>(w.position_embd.rows()))
-            throw invalid_argument_error("decoder::forward: position " + std::to_string(pos0 + n - 1) + " is beyond the " + std::to_string(w.position_embd.rows()) + " positions " + model_->file_name() + " has learned");
-        cache.reserve(pos0 + n);  // throws cache_full_error before anything is written
-        reserve(n, pos0 + n);
+        for (const batch_sequence<Cache>& b : batch) b.cache->reserve(b.pos0 + static_cast<std::int64_t>(b.tokens.size()));  // throws cache_full_error before anything is written
+        reserve(n, max_positions);
 
-        // x = token embedding (+ learned position embedding); or RoPE tables for the positions.
-        for (std::int64_t i = 0; i < n; ++i) {
-            float* x = x_.data() + i * c.dim;
-            read_row(w.token_embd, tokens[static_cast<std::size_t>(i)], x);
-            if (c.positions == position_kind::learned) {
-                read_row(w.position_embd, pos0 + i, proj_.data());
-                for (std::int64_t j = 0; j < c.dim; ++j) x[j] += proj_[j];
-            } else {
-                rope_table(pos0 + i, c.rope_dim, c.rope_theta, rope_.data() + i * c.rope_dim);
+        // Row i of the call: its sequence, its position, and whether it produces logits.
+        std::int64_t i = 0, k = 0;
+        for (std::size_t s = 0; s < batch.size(); ++s) {
+            const auto n_s = static_cast<std::int64_t>(batch[s].tokens.size());
+            for (std::int64_t t = 0; t < n_s; ++t, ++i) {
+                row_sequence_[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(s);
+                row_position_[static_cast<std::size_t>(i)] = batch[s].pos0 + t;
+                if (batch[s].which == logits_for::all || (batch[s].which == logits_for::last && t == n_s - 1))
+                    out_rows_[static_cast<std::size_t>(k++)] = i;
             }
         }
-        for (std::int64_t l = 0; l < c.n_layers; ++l) layer(l, n, pos0, cache);
 
-        // Final norm and classifier, for the rows asked for.
-        const std::int64_t first = n - n_out;
-        for (std::int64_t i = first; i < n; ++i) norm(x_.data() + i * c.dim, output_norm_, output_norm_b_, xb_.data() + i * c.dim);
-        matmul(w.output, xb_.data() + first * c.dim, c.dim, n_out, logits.data(), c.vocab_size, pool_, work_);
+        // x = token embedding (+ learned position embedding); or RoPE tables for the positions.
+        const model_weights& w = model_->weights();
+        for (i = 0; i < n; ++i) {
+            const batch_sequence<Cache>& b = batch[static_cast<std::size_t>(row_sequence_[static_cast<std::size_t>(i)])];
+            const std::int64_t pos = row_position_[static_cast<std::size_t>(i)];
+            float* x = x_.data() + i * c.dim;
+            read_row(w.token_embd, b.tokens[static_cast<std::size_t>(pos - b.pos0)], x);
+            if (c.positions == position_kind::learned) {
+                read_row(w.position_embd, pos, proj_.data());
+                for (std::int64_t j = 0; j < c.dim; ++j) x[j] += proj_[j];
+            } else {
+                rope_table(pos, c.rope_dim, c.rope_theta, rope_.data() + i * c.rope_dim);
+            }
+        }
+        for (std::int64_t l = 0; l < c.n_layers; ++l) layer(l, n, batch);
+        if (n_out == 0) return;
+
+        // Final norm and classifier, for the rows asked for, gathered into rows [0, n_out) of xb.
+        for (k = 0; k < n_out; ++k)
+            norm(x_.data() + out_rows_[static_cast<std::size_t>(k)] * c.dim, output_norm_, output_norm_b_, xb_.data() + k * c.dim);
+        matmul(w.output, xb_.data(), c.dim, n_out, logits.data(), c.vocab_size, pool_, work_);
     }
 
 private:
+    // Throws invalid_argument_error unless sequence `index` of a batch can run.
+    template <class Cache>
+    void check_sequence(const batch_sequence<Cache>& b, std::size_t index, std::size_t n_sequences) const {
+        const model_config& c = config();
+        const auto where = [&] {
+            return n_sequences == 1 ? std::string("decoder::forward: ")
+                                    : "decoder::forward: sequence " + std::to_string(index) + " of the batch: ";
+        };
+        if (b.tokens.empty()) throw invalid_argument_error(where() + "no tokens");
+        if (b.cache == nullptr) throw invalid_argument_error(where() + "no cache");
+        if (b.pos0 < 0) throw invalid_argument_error(where() + "negative position " + std::to_string(b.pos0));
+        for (token_id t : b.tokens)
+            if (t < 0 || t >= c.vocab_size)
+                throw invalid_argument_error(where() + "token id " + std::to_string(t) + " is outside the vocabulary [0, " + std::to_string(c.vocab_size) + ")");
+        const model_weights& w = model_->weights();
+        const std::int64_t end = b.pos0 + static_cast<std::int64_t>(b.tokens.size());
+        if (c.positions == position_kind::learned && end > static_cast<std::int64_t>(w.position_embd.rows()))
+            throw invalid_argument_error(where() + "position " + std::to_string(end - 1) + " is beyond the " + std::to_string(w.position_embd.rows()) + " positions " + model_->file_name() + " has learned");
+    }
+
     // The norm of the architecture: RMSNorm, or LayerNorm with its shift.
     void norm(const float* x, const std::vector<float>& weight, const std::vector<float>& bias, Scalar* out) const {
         const model_config& c = config();
@@ -184,9 +249,10 @@ private:
         }
     }
 
-    // One transformer block over n tokens, in data-flow order (as llama2.c's run.c).
+    // One transformer block over the n rows of a batch, in data-flow order (as llama2.c's run.c).
+    // Row i belongs to sequence row_sequence_[i] of `batch` and sits at position row_position_[i].
     template <class Cache>
-    void layer(std::int64_t l, std::int64_t n, std::int64_t pos0, Cache& cache) {
+    void layer(std::int64_t l, std::int64_t n, std::span<const batch_sequence<Cache>> batch) {
         const model_config& c = config();
         const layer_weights& w = model_->weights().layers[static_cast<std::size_t>(l)];
         const layer_vectors& lv = vectors_[static_cast<std::size_t>(l)];
@@ -209,12 +275,14 @@ private:
                 rotate(k_.data() + i * kv_dim, c.n_kv_heads, cs);
             }
             // In the cache's element type (Scalar or q8_0); rows of whole blocks, so this never throws.
-            store_kv_row(k_.data() + i * kv_dim, cache.key(l, pos0 + i), kv_dim);
-            store_kv_row(v_.data() + i * kv_dim, cache.value(l, pos0 + i), kv_dim);
+            Cache& cache = *batch[static_cast<std::size_t>(row_sequence_[static_cast<std::size_t>(i)])].cache;
+            const std::int64_t pos = row_position_[static_cast<std::size_t>(i)];
+            store_kv_row(k_.data() + i * kv_dim, cache.key(l, pos), kv_dim);
+            store_kv_row(v_.data() + i * kv_dim, cache.value(l, pos), kv_dim);
         });
 
-        // Causal grouped-query attention: token i (position pos0 + i) attends to positions
-        // [0, pos0 + i]; query head h reads key/value head h / (n_heads / n_kv_heads). A task
+        // Causal grouped-query attention: row i (position pos) attends to its own sequence's
+        // positions [0, pos]; query head h reads key/value head h / (n_heads / n_kv_heads). A task
         // takes several query heads of one key/value head, so that their keys stay in cache and
         // each value row is read once for all of them (per_task: the whole group, halved while
         // that would leave fewer than two tasks per thread). Each head's scores and output are
@@ -229,7 +297,8 @@ private:
             // tasks then mixes short and long causal rows.
             const std::int64_t u = task / tasks_per_token, h0 = (task % tasks_per_token) * per_task;
             const std::int64_t i = u % 2 == 0 ? u / 2 : n - 1 - u / 2;
-            const std::int64_t n_pos = pos0 + i + 1;
+            const Cache& cache = *batch[static_cast<std::size_t>(row_sequence_[static_cast<std::size_t>(i)])].cache;
+            const std::int64_t n_pos = row_position_[static_cast<std::size_t>(i)] + 1;
             const std::int64_t kv_off = (h0 / group) * hd;
             const float* q = q_.data() + i * q_dim + h0 * hd;  // head h0 + k at q + k * hd
             // scores of head h0 + k at [k * reserved_positions_, + n_pos); its output at [k * hd, + hd)
@@ -295,6 +364,9 @@ private:
     detail::aligned_vector<float> gate_, up_;  // (n, hidden_dim)
     detail::aligned_vector<Scalar> hb_;    // (n, hidden_dim) SwiGLU output
     detail::aligned_vector<float> rope_;   // (n, rope_dim) cos/sin pairs per token
+    std::vector<std::int32_t> row_sequence_;  // (n) the batch sequence of each row
+    std::vector<std::int64_t> row_position_;  // (n) the position of each row
+    std::vector<std::int64_t> out_rows_;      // (rows that produce logits) their row indices, ascending
     std::vector<float> scores_;    // (n_threads, query heads per key head, max positions) attention weights
     std::vector<float> attn_out_;  // (n_threads, query heads per key head, head_dim) attention outputs
 };
