@@ -1,6 +1,7 @@
 // The umbrella header: everything nexttok offers.
 #pragma once
 
+#include <nexttok/batching.hpp>
 #include <nexttok/cache.hpp>
 #include <nexttok/decoder.hpp>
 #include <nexttok/error.hpp>

@@ -272,6 +272,7 @@ public:
 
     std::int64_t block_size() const noexcept { return block_size_; }
     std::int64_t n_blocks() const noexcept { return n_blocks_; }
+    bool prefix_caching() const noexcept { return prefix_caching_; }
     std::int64_t n_used_blocks() const noexcept { return n_used_; }
     std::int64_t n_cached_blocks() const noexcept { return n_cached_; }
     std::int64_t n_free_blocks() const noexcept { return n_blocks_ - n_used_; }  // free + cached

@@ -1,0 +1,543 @@
+// Continuous batching: many requests share one decoder and one paged KV cache. Each step() runs one
+// forward call over a ragged batch: one decode token for every running request whose prompt is in
+// the cache, then prompt chunks of the others, within a token budget; a request that finishes
+// leaves at once and a waiting one takes its place in the next step, so the batch stays full while
+// requests come and go (the iteration-level scheduling of Orca and vLLM).
+//
+// A request's tokens do not depend on what else runs: each has its own sampler and stopping
+// criteria (sequence_generator, the same per-token logic as generate()), and the decoder computes
+// every row of a batch bitwise as it would alone, whatever the chunking of its prompt
+// (decoder::forward). So a request gives exactly what generate() gives for it on a kv_cache, with
+// any batch, any token budget, any preemption and any number of threads; tests/batching checks it.
+//
+// Memory: the pool's blocks are the only KV memory. A request is admitted when the blocks for its
+// whole sequence so far are free (its prompt; after a preemption, prompt and generated tokens);
+// then it takes one more position per step. When the pool cannot supply a running request's next
+// block, the newest running request is preempted: its blocks are released and it waits at the
+// front of the queue, to be recomputed later from its tokens (prompt + generated so far, nothing
+// is streamed twice and its sampler keeps its state, so its continuation is unchanged). With
+// prefix caching on, full blocks of computed positions are published as they fill, a new request
+// attaches the longest cached run of its leading blocks and computes only the rest, and a request
+// whose leading blocks another request is still computing waits for them instead of computing
+// them twice; a preempted request finds its own blocks again unless they were evicted.
+//
+//   paged_kv_cache<float> pool(model->config(), {.n_blocks = 512, .block_size = 16});
+//   decoder<float> dec(model, 2);
+//   scheduler<float> batch(dec, pool, &tok);
+//   request_id a = batch.submit(tok.encode("Once", true), options, on_token);
+//   request_id b = batch.submit(tok.encode("The cat", true), options);
+//   batch.run();                                  // or step() from a serving loop
+//   generation_result ra = *batch.take_result(a);
+//
+// Threads: one thread drives step()/run() (the decoder's own threads do the arithmetic); submit(),
+// cancel(), finished(), take_result() and stats() may be called from any thread at any time (a
+// mutex guards the queue of new requests, the cancellations and the results). Callbacks run on the
+// thread that calls step(), except a request that its first check ends at once (e.g.
+// max_new_tokens = 0), which finishes inside submit().
+#pragma once
+
+#include <nexttok/cache/paged_kv_cache.hpp>
+#include <nexttok/decoder/decoder.hpp>
+#include <nexttok/error.hpp>
+#include <nexttok/generation/detail/loop_settings.hpp>
+#include <nexttok/generation/generation_options.hpp>
+#include <nexttok/generation/generation_result.hpp>
+#include <nexttok/generation/make_generation.hpp>
+#include <nexttok/generation/sequence_generator.hpp>
+#include <nexttok/generation/token_event.hpp>
+#include <nexttok/sampling/any_sampler.hpp>
+#include <nexttok/sampling/concepts.hpp>
+#include <nexttok/stopping/any_of_criteria.hpp>
+#include <nexttok/stopping/concepts.hpp>
+#include <nexttok/stopping/finish_reason.hpp>
+#include <nexttok/tokenizer/tokenizer.hpp>
+#include <nexttok/types.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace nexttok {
+
+// A request of a scheduler: numbered 0, 1, 2, ... in submission order.
+using request_id = std::int64_t;
+
+struct scheduler_options {
+    // Tokens of one forward call (decode tokens + prompt chunks); at least 1. The decoder's scratch
+    // is sized for it once.
+    std::int64_t max_step_tokens = 256;
+    // Requests running at once (holding blocks); at least 1.
+    std::int64_t max_running = 64;
+    // Most prompt tokens of one request per step (0: as the budget allows). Smaller chunks let
+    // decode tokens of running requests through sooner (less stall, more steps).
+    std::int64_t prefill_chunk = 0;
+
+    // Throws invalid_argument_error naming the field.
+    void validate() const {
+        if (max_step_tokens < 1) throw invalid_argument_error("scheduler_options::max_step_tokens = " + std::to_string(max_step_tokens) + ": expected at least 1");
+        if (max_running < 1) throw invalid_argument_error("scheduler_options::max_running = " + std::to_string(max_running) + ": expected at least 1");
+        if (prefill_chunk < 0) throw invalid_argument_error("scheduler_options::prefill_chunk = " + std::to_string(prefill_chunk) + ": expected 0 (no limit) or more");
+    }
+};
+
+// Counters since construction.
+struct scheduler_stats {
+    std::int64_t submitted = 0, finished = 0;
+    std::int64_t waiting = 0, running = 0;    // now
+    std::int64_t peak_running = 0;
+    std::int64_t steps = 0;                   // forward calls
+    std::int64_t prompt_tokens = 0;           // prompt positions computed (a prefix attached from the cache is not computed)
+    std::int64_t generated_tokens = 0;        // tokens sampled
+    std::int64_t recomputed_tokens = 0;       // generated positions computed again after a preemption
+    std::int64_t preemptions = 0;
+    std::int64_t prefix_hit_tokens = 0;       // prompt positions attached from the prefix cache instead of computed
+    std::int64_t peak_used_blocks = 0;        // the pool's
+    // Wall time of the forward calls and sampling, split between prompt and decode rows in
+    // proportion to their count in each step.
+    double prompt_seconds = 0.0, decode_seconds = 0.0;
+};
+
+template <class Scalar, class Pool = paged_kv_cache<Scalar>>
+class scheduler {
+public:
+    using view_type = decltype(std::declval<Pool&>().sequence(seq_id{}));
+
+    // tok: for text (null: tokens and log-probabilities only; submit() with generation_options needs
+    // it). The decoder and the pool are shared, not owned: they must outlive the scheduler and serve
+    // nothing else while it has requests. Throws invalid_argument_error for bad options.
+    scheduler(decoder<Scalar>& dec, Pool& pool, const tokenizer* tok, const scheduler_options& options = {})
+        : dec_(&dec), pool_(&pool), tok_(tok), options_(options) {
+        options_.validate();
+        capacity_ = std::min(pool.max_seq_len(), pool.n_blocks() * pool.block_size());
+        views_.reserve(static_cast<std::size_t>(options_.max_running));
+        batch_.reserve(static_cast<std::size_t>(options_.max_running));
+        logits_.resize(static_cast<std::size_t>(options_.max_running * dec.config().vocab_size));
+        dec.reserve(options_.max_step_tokens, capacity_);
+    }
+
+    scheduler(const scheduler&) = delete;
+    scheduler& operator=(const scheduler&) = delete;
+
+    // Releases the blocks of every request still held (results not taken are dropped).
+    ~scheduler() {
+        for (request* r : running_)
+            if (pool_->contains(r->seq)) pool_->release(r->seq);
+    }
+
+    // Positions one request may reach (prompt + generated): the pool's max_seq_len, or all its
+    // blocks if fewer.
+    std::int64_t capacity() const noexcept { return capacity_; }
+
+    // Queues a request with the sampler and criteria generate() builds from `options` (seed,
+    // n_logprobs and all). The callback streams its tokens as generate()'s does. Throws
+    // invalid_argument_error for bad options, n_samples != 1, an empty prompt, or one longer than
+    // capacity() (naming both sizes); nothing is queued then.
+    request_id submit(std::span<const token_id> prompt, const generation_options& options, token_callback on_token = {}) {
+        if (tok_ == nullptr) throw invalid_argument_error("scheduler::submit: generation_options need the scheduler's tokenizer (constructed with null)");
+        if (options.n_samples != 1)
+            throw invalid_argument_error("scheduler::submit: n_samples = " + std::to_string(options.n_samples) + ": submit each sample as a request with its own seed");
+        check_fits_(prompt);
+        detail::loop_settings settings;
+        settings.n_logprobs = options.n_logprobs;
+        return enqueue_(prompt, make_sampler(options, *tok_), make_stopping(options, *tok_), std::move(on_token), settings);
+    }
+
+    // Queues a request with the caller's policies (moved in, type-erased). n_logprobs: top
+    // alternatives recorded per token.
+    template <sampler Sampler, stopping_criterion Stop>
+    request_id submit(std::span<const token_id> prompt, Sampler sample, Stop stop, token_callback on_token = {},
+                      std::int64_t n_logprobs = 0) {
+        check_fits_(prompt);
+        any_of_criteria criteria;
+        criteria.add(any_criterion(std::move(stop)));
+        detail::loop_settings settings;
+        settings.n_logprobs = n_logprobs;
+        return enqueue_(prompt, any_sampler(std::move(sample)), std::move(criteria), std::move(on_token), settings);
+    }
+
+    // Ends a waiting or running request at the next step (reason cancelled; its blocks are freed and
+    // its result holds what it generated). Throws invalid_argument_error for an id never returned
+    // by submit() or a request that already finished.
+    void cancel(request_id id) {
+        std::lock_guard lock(mutex_);
+        if (id < 0 || id >= next_id_)
+            throw invalid_argument_error("scheduler::cancel: request " + std::to_string(id) + " is unknown (ids so far: 0 to " + std::to_string(next_id_ - 1) + ")");
+        if (!live_.contains(id))
+            throw invalid_argument_error("scheduler::cancel: request " + std::to_string(id) + " has already finished");
+        cancels_.push_back(id);
+    }
+
+    // Whether request `id` has finished and its result is waiting to be taken.
+    bool finished(request_id id) const {
+        std::lock_guard lock(mutex_);
+        return results_.contains(id);
+    }
+
+    // The result of a finished request, once (afterwards, and before it finishes: nullopt).
+    std::optional<generation_result> take_result(request_id id) {
+        std::lock_guard lock(mutex_);
+        const auto it = results_.find(id);
+        if (it == results_.end()) return std::nullopt;
+        generation_result r = std::move(it->second);
+        results_.erase(it);
+        return r;
+    }
+
+    // No request waiting or running (submissions not yet seen by step() count as waiting).
+    bool idle() const {
+        std::lock_guard lock(mutex_);
+        return live_.empty();
+    }
+
+    scheduler_stats stats() const {
+        std::lock_guard lock(mutex_);
+        scheduler_stats s = stats_;
+        s.waiting = static_cast<std::int64_t>(waiting_count_ + incoming_.size());
+        s.running = static_cast<std::int64_t>(running_count_);
+        return s;
+    }
+
+    // One forward call over the running requests (admitting waiting ones first as blocks and the
+    // budget allow), then one token sampled for each request whose sequence is all in the cache.
+    // Returns false when there was nothing to run (no request left). Call from one thread.
+    bool step() {
+        take_incoming_();
+        apply_cancels_();
+        plan_.clear();
+        std::int64_t budget = options_.max_step_tokens;
+        // Decode tokens first: a running request with only its newest token to compute.
+        for (std::size_t i = 0; i < running_.size() && budget > 0;) {
+            request* r = running_[i];
+            if (r->pending() != 1) {
+                ++i;
+                continue;
+            }
+            if (!make_room_(r, r->total())) continue;  // r left running_: position i holds the next one
+            plan_.push_back({r, 1});
+            --budget;
+            ++i;
+        }
+        // Prompt (or recompute) chunks of running requests, oldest first; their blocks are reserved.
+        for (request* r : running_) {
+            if (budget == 0) break;
+            if (r->pending() <= 1 || planned_(r)) continue;
+            const std::int64_t n = chunk_(r, budget);
+            plan_.push_back({r, n});
+            budget -= n;
+        }
+        admit_(budget);
+        if (plan_.empty() && running_.empty() && !waiting_.empty()) {
+            // Nothing runs and the oldest waiting request does not fit an empty pool: only blocks
+            // a caller holds outside the scheduler can cause it. It ends rather than waits forever.
+            request* r = waiting_.front();
+            waiting_.pop_front();
+            finish_(r, finish_reason::cache_full);
+        }
+        if (!plan_.empty()) run_plan_();
+        publish_stats_();
+        return !plan_.empty() || !running_.empty() || !waiting_.empty();
+    }
+
+    // step() until every request submitted so far (and any submitted meanwhile) has finished.
+    void run() {
+        while (step()) {
+        }
+    }
+
+private:
+    using generator = sequence_generator<any_sampler, any_of_criteria>;
+
+    struct request {
+        request(any_sampler s, any_of_criteria c, token_callback cb)
+            : sample(std::move(s)), stop(std::move(c)), on_token(std::move(cb)) {}
+
+        request_id id = 0;
+        any_sampler sample;
+        any_of_criteria stop;
+        token_callback on_token;
+        std::optional<generator> gen;  // refers to sample, stop and on_token: a request never moves
+        seq_id seq = -1;               // its sequence in the pool while running; -1 while waiting
+        std::int64_t computed = 0;     // positions whose keys and values are in the pool
+        std::int64_t published = 0;    // positions offered to the prefix index
+        std::int64_t admitted = 0;     // admission stamp: the newest running request is preempted first
+        bool cancelled = false;
+
+        std::span<const token_id> tokens() const { return gen->sequence(); }
+        std::int64_t total() const { return static_cast<std::int64_t>(gen->sequence().size()); }
+        std::int64_t pending() const { return total() - computed; }
+    };
+
+    struct planned {
+        request* r;
+        std::int64_t n;  // tokens from r->computed
+    };
+
+    void check_fits_(std::span<const token_id> prompt) const {
+        if (prompt.empty()) throw invalid_argument_error("scheduler::submit: the prompt is empty (expected at least one token, e.g. BOS)");
+        if (static_cast<std::int64_t>(prompt.size()) > capacity_)
+            throw invalid_argument_error("scheduler::submit: the prompt has " + std::to_string(prompt.size()) +
+                                         " tokens, more than the " + std::to_string(capacity_) +
+                                         " positions a request can hold (KV pool of " + std::to_string(pool_->n_blocks()) +
+                                         " blocks of " + std::to_string(pool_->block_size()) + " positions, max_seq_len " +
+                                         std::to_string(pool_->max_seq_len()) + ")");
+    }
+
+    request_id enqueue_(std::span<const token_id> prompt, any_sampler sample, any_of_criteria stop, token_callback on_token,
+                        const detail::loop_settings& settings) {
+        auto r = std::make_unique<request>(std::move(sample), std::move(stop), std::move(on_token));
+        r->gen.emplace(tok_, prompt, r->sample, r->stop, r->on_token, capacity_, settings);
+        if (!r->gen->start()) {  // ended before its first token (e.g. max_new_tokens = 0)
+            generation_result result = r->gen->finish();
+            std::lock_guard lock(mutex_);
+            const request_id id = next_id_++;
+            ++stats_.submitted;
+            ++stats_.finished;
+            results_.emplace(id, std::move(result));
+            return id;
+        }
+        std::lock_guard lock(mutex_);
+        const request_id id = r->id = next_id_++;
+        ++stats_.submitted;
+        live_.insert(id);
+        incoming_.push_back(std::move(r));
+        return id;
+    }
+
+    void take_incoming_() {
+        std::lock_guard lock(mutex_);
+        for (auto& r : incoming_) {
+            waiting_.push_back(r.get());
+            owned_.emplace(r->id, std::move(r));
+        }
+        incoming_.clear();
+        for (const request_id id : cancels_)
+            if (const auto it = owned_.find(id); it != owned_.end()) it->second->cancelled = true;
+        cancels_.clear();
+    }
+
+    void apply_cancels_() {
+        for (std::size_t i = 0; i < running_.size();) {
+            if (running_[i]->cancelled) {
+                request* r = running_[i];
+                running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
+                pool_->release(r->seq);
+                r->seq = -1;
+                finish_(r, finish_reason::cancelled);
+            } else {
+                ++i;
+            }
+        }
+        for (auto it = waiting_.begin(); it != waiting_.end();) {
+            if ((*it)->cancelled) {
+                request* r = *it;
+                it = waiting_.erase(it);
+                finish_(r, finish_reason::cancelled);
+            } else {
+                ++it;
+            }
+        }
+    }
+
+    // Reserves positions [0, n) for running request r, preempting the newest running requests
+    // (running_ is in admission order, so the last one) while the pool is short; r itself when it
+    // is the newest. A request alone that still does not fit ends with cache_full. False when r
+    // left running_ (requests before it in running_ stay).
+    bool make_room_(request* r, std::int64_t n) {
+        while (!pool_->can_reserve(r->seq, n)) {
+            request* victim = running_.back();
+            if (victim == r && running_.size() == 1) {
+                running_.clear();
+                pool_->release(r->seq);
+                r->seq = -1;
+                finish_(r, finish_reason::cache_full);
+                return false;
+            }
+            preempt_(victim);
+            if (victim == r) return false;
+        }
+        pool_->reserve(r->seq, n);
+        return true;
+    }
+
+    void preempt_(request* r) {
+        std::erase(running_, r);
+        std::erase_if(plan_, [&](const planned& p) { return p.r == r; });
+        pool_->release(r->seq);
+        r->seq = -1;
+        r->computed = 0;
+        r->published = 0;
+        waiting_.push_front(r);  // the newest is preempted first, so the oldest ends up in front
+        ++step_stats_.preemptions;
+    }
+
+    bool planned_(const request* r) const {
+        return std::any_of(plan_.begin(), plan_.end(), [&](const planned& p) { return p.r == r; });
+    }
+
+    std::int64_t chunk_(const request* r, std::int64_t budget) const {
+        std::int64_t n = std::min(r->pending(), budget);
+        if (options_.prefill_chunk > 0) n = std::min(n, options_.prefill_chunk);
+        return n;
+    }
+
+    // Whether waiting request r should wait for a running request that is computing the blocks r
+    // would attach (prefix caching): both start with the same full blocks, not all computed yet.
+    bool wait_for_shared_prefix_(const request* r) const {
+        if (!pool_->prefix_caching()) return false;
+        const std::int64_t bs = pool_->block_size();
+        const std::span<const token_id> mine = r->tokens().first(static_cast<std::size_t>(r->total() - 1));
+        for (const request* q : running_) {
+            const std::span<const token_id> theirs = q->tokens();
+            const auto common = static_cast<std::int64_t>(
+                std::mismatch(mine.begin(), mine.end(), theirs.begin(), theirs.end()).first - mine.begin());
+            if (common / bs > 0 && q->computed / bs < common / bs) return true;
+        }
+        return false;
+    }
+
+    // Admits waiting requests, oldest first, while the budget, max_running and the pool allow: a
+    // request takes its cached prefix and the blocks of its whole sequence so far, and a first chunk.
+    void admit_(std::int64_t budget) {
+        for (auto it = waiting_.begin(); it != waiting_.end() && budget > 0;) {
+            if (static_cast<std::int64_t>(running_.size()) >= options_.max_running) break;
+            request* r = *it;
+            if (wait_for_shared_prefix_(r)) {
+                ++it;
+                continue;
+            }
+            const seq_id s = pool_->create();
+            const std::int64_t total = r->total();
+            const std::int64_t attached = pool_->attach_prefix(s, r->tokens().first(static_cast<std::size_t>(total - 1)));
+            if (!pool_->can_reserve(s, total)) {
+                pool_->release(s);  // its attached blocks go back to the prefix cache
+                break;              // first come, first served: nobody overtakes a request that does not fit
+            }
+            pool_->reserve(s, total);
+            r->seq = s;
+            r->computed = attached;
+            r->published = attached;
+            r->admitted = next_admission_++;
+            const std::int64_t n_prompt = r->gen->n_prompt();
+            step_stats_.prefix_hit_tokens += std::min(attached, n_prompt);
+            running_.push_back(r);
+            it = waiting_.erase(it);
+            const std::int64_t n = chunk_(r, budget);
+            plan_.push_back({r, n});
+            budget -= n;
+        }
+        step_stats_.peak_running = std::max(step_stats_.peak_running, static_cast<std::int64_t>(running_.size()));
+    }
+
+    void run_plan_() {
+        const auto t0 = std::chrono::steady_clock::now();
+        views_.clear();
+        batch_.clear();
+        std::int64_t prompt_rows = 0, decode_rows = 0;
+        for (const planned& p : plan_) {
+            views_.push_back(pool_->sequence(p.r->seq));
+            const bool last = p.r->computed + p.n == p.r->total();
+            batch_.push_back({p.r->tokens().subspan(static_cast<std::size_t>(p.r->computed), static_cast<std::size_t>(p.n)),
+                              p.r->computed, &views_.back(), last ? logits_for::last : logits_for::none});
+            // Rows at prompt positions, and at generated ones: all recomputed after a preemption
+            // except the newest token's, which runs for the first time.
+            const std::int64_t n_prompt = p.r->gen->n_prompt();
+            const std::int64_t in_prompt = std::clamp<std::int64_t>(n_prompt - p.r->computed, 0, p.n);
+            const std::int64_t generated = p.n - in_prompt;
+            prompt_rows += in_prompt;
+            decode_rows += generated;
+            step_stats_.recomputed_tokens += generated - (last && generated > 0 ? 1 : 0);
+        }
+        dec_->forward(std::span<const batch_sequence<view_type>>(batch_), logits_);
+
+        const auto vocab = static_cast<std::size_t>(dec_->config().vocab_size);
+        std::size_t row = 0;
+        for (const planned& p : plan_) {
+            request* r = p.r;
+            r->computed += p.n;
+            if (pool_->prefix_caching() && r->computed / pool_->block_size() > r->published / pool_->block_size()) {
+                pool_->publish(r->seq, r->tokens().first(static_cast<std::size_t>(r->computed)));
+                r->published = r->computed;
+            }
+            if (r->computed != r->total()) continue;
+            const std::span<const float> logits(logits_.data() + row * vocab, vocab);
+            ++row;
+            ++step_stats_.generated_tokens;
+            if (!r->gen->next(logits)) {
+                std::erase(running_, r);
+                pool_->release(r->seq);
+                r->seq = -1;
+                finish_(r, finish_reason::none);
+            }
+        }
+        step_stats_.prompt_tokens += prompt_rows;
+        ++step_stats_.steps;
+        const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double rows = static_cast<double>(prompt_rows + decode_rows);
+        step_stats_.prompt_seconds += dt * static_cast<double>(prompt_rows) / rows;
+        step_stats_.decode_seconds += dt * static_cast<double>(decode_rows) / rows;
+    }
+
+    // r has left running_/waiting_ and holds no blocks: stop it (unless it ended by itself),
+    // store its result, forget it.
+    void finish_(request* r, finish_reason why) {
+        if (why != finish_reason::none) r->gen->stop_with(why);
+        generation_result result = r->gen->finish();
+        const request_id id = r->id;
+        std::lock_guard lock(mutex_);
+        results_.emplace(id, std::move(result));
+        live_.erase(id);
+        ++stats_.finished;
+        owned_.erase(id);  // r dangles from here
+    }
+
+    // Copies the step thread's counters where stats() reads them.
+    void publish_stats_() {
+        step_stats_.peak_used_blocks = pool_->peak_used_blocks();
+        std::lock_guard lock(mutex_);
+        const std::int64_t submitted = stats_.submitted, finished = stats_.finished;
+        stats_ = step_stats_;
+        stats_.submitted = submitted;
+        stats_.finished = finished;
+        running_count_ = running_.size();
+        waiting_count_ = waiting_.size();
+    }
+
+    decoder<Scalar>* dec_;
+    Pool* pool_;
+    const tokenizer* tok_;
+    scheduler_options options_;
+    std::int64_t capacity_ = 0;
+
+    // Owned by the thread that calls step().
+    std::unordered_map<request_id, std::unique_ptr<request>> owned_;
+    std::deque<request*> waiting_;   // oldest (or preempted) first
+    std::vector<request*> running_;  // in admission order, preempted ones removed
+    std::vector<planned> plan_;      // this step's rows
+    std::vector<view_type> views_;   // (max_running) reserved: batch_ points into it
+    std::vector<batch_sequence<view_type>> batch_;
+    std::vector<float> logits_;      // (max_running, vocab_size)
+    std::int64_t next_admission_ = 0;
+    scheduler_stats step_stats_;     // the step thread's counters; copied into stats_ after each step
+
+    // Shared with other threads, under mutex_.
+    mutable std::mutex mutex_;
+    std::vector<std::unique_ptr<request>> incoming_;
+    std::vector<request_id> cancels_;
+    std::unordered_set<request_id> live_;  // submitted, not finished
+    std::unordered_map<request_id, generation_result> results_;
+    request_id next_id_ = 0;
+    scheduler_stats stats_;  // submitted and finished kept here; the rest copied from step_stats_
+    std::size_t running_count_ = 0, waiting_count_ = 0;  // as of the last step
+};
+
+}  // namespace nexttok
