@@ -17,15 +17,13 @@
 #include <nexttok/cache/kv_cache.hpp>
 #include <nexttok/cache/q8_0_kv_cache.hpp>
 #include <nexttok/decoder/decoder.hpp>
-#include <nexttok/model/random_model.hpp>
 
+#include "support/decode_cases.hpp"
 #include "support/roofline.hpp"
 
 #include <benchmark/benchmark.h>
 
 #include <chrono>
-#include <map>
-#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -33,66 +31,14 @@
 namespace {
 
 using nexttok::tensor_type;
-
-struct shape {
-    const char* name;
-    nexttok::model_config config;
-};
-
-nexttok::model_config make_config(std::int64_t dim, std::int64_t n_layers, std::int64_t n_heads, std::int64_t n_kv_heads,
-                                  std::int64_t hidden_dim) {
-    nexttok::model_config c;
-    c.vocab_size = 32000;
-    c.dim = dim;
-    c.n_layers = n_layers;
-    c.n_heads = n_heads;
-    c.n_kv_heads = n_kv_heads;
-    c.hidden_dim = hidden_dim;
-    c.max_seq_len = 2048;
-    return c;
-}
-
-const shape shapes[] = {{"110M", make_config(768, 12, 12, 12, 2048)}, {"1.1B", make_config(2048, 22, 32, 4, 5632)}};
-
-// One model at a time in memory (the 1.1B ones take up to 2.2 GB): built on first use.
-const std::shared_ptr<const nexttok::model>& model_for(const shape& s, tensor_type type) {
-    static std::string key;
-    static std::shared_ptr<const nexttok::model> m;
-    const std::string k = std::string(s.name) + "/" + nexttok::to_string(type);
-    if (k != key) {
-        m.reset();
-        m = nexttok::make_random_model(s.config, 1234, type);
-        key = k;
-    }
-    return m;
-}
+using nexttok::bench::model_for;
+using nexttok::bench::paired_token;
+using nexttok::bench::shape;
+using nexttok::bench::shapes;
 
 // Seconds of timed tokens per decode case: with paired_bandwidth's groups of 0.1 s, twenty groups
 // between twenty-one streaming passes.
 constexpr double decode_seconds = 2.0;
-
-double peak(int n_threads) {
-    static std::map<int, double> cache;
-    auto it = cache.find(n_threads);
-    if (it == cache.end()) it = cache.emplace(n_threads, nexttok::bench::peak_flops(n_threads)).first;
-    return it->second;
-}
-
-// One decode step measured with pb: the streaming pass pb asks for, if one is due, and after it one
-// untimed token (the pass evicted the caches and let the pool's workers sleep), both outside the
-// benchmark's timing; then the token, timed, counted as reading `bytes`.
-template <class Forward>
-void paired_token(benchmark::State& state, nexttok::bench::paired_bandwidth& pb, double bytes, Forward&& forward) {
-    if (pb.pass_due()) {
-        state.PauseTiming();
-        pb.measure_pass();
-        forward();
-        state.ResumeTiming();
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    forward();
-    pb.add_token(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), bytes);
-}
 
 void decode(benchmark::State& state, const shape& s, tensor_type type, int n_threads) {
     const auto& m = model_for(s, type);
@@ -159,32 +105,7 @@ void decode_long(benchmark::State& state, const shape& s, tensor_type type, int 
 }
 
 void prefill(benchmark::State& state, const shape& s, tensor_type type, int n_threads) {
-    constexpr std::int64_t n = 128;
-    const auto& m = model_for(s, type);
-    const nexttok::model_config& c = m->config();
-    nexttok::decoder<float> dec(m, n_threads);
-    nexttok::kv_cache<float> cache(c, n);
-    std::vector<nexttok::token_id> prompt(n);
-    for (std::int64_t i = 0; i < n; ++i) prompt[static_cast<std::size_t>(i)] = static_cast<nexttok::token_id>((i * 7919 + 1) % 32000);
-    std::vector<float> logits(static_cast<std::size_t>(c.vocab_size));
-    dec.forward(prompt, 0, cache, logits);  // untimed, as decode's first token: scratch sized and touched
-    const auto t0 = std::chrono::steady_clock::now();
-    for (auto _ : state) {
-        dec.forward(prompt, 0, cache, logits);
-        benchmark::DoNotOptimize(logits.data());
-    }
-    // Multiply-adds: every weight matrix but the embedding once per token (the classifier for the
-    // last token only, as computed), plus attention's q.k and p.v over the causal triangle.
-    const double per_token = static_cast<double>(c.n_layers) * (static_cast<double>(c.dim) * (c.q_dim() + 2 * c.kv_dim()) +
-                                                               static_cast<double>(c.q_dim()) * c.dim + 3.0 * c.dim * c.hidden_dim);
-    const double attention = static_cast<double>(c.n_layers) * c.n_heads * c.head_dim * 2.0 * (n * (n + 1) / 2.0);
-    const double flops = 2.0 * (per_token * n + static_cast<double>(c.vocab_size) * c.dim + attention);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-                           static_cast<double>(state.iterations());
-    state.counters["tokens_per_s"] = static_cast<double>(n) / seconds;
-    state.counters["GFLOPps"] = flops / seconds / 1e9;
-    state.counters["peak_GFLOPps"] = peak(n_threads) / 1e9;
-    state.counters["flops_fraction"] = flops / seconds / peak(n_threads);
+    nexttok::bench::prefill128(state, model_for(s, type), n_threads);
 }
 
 }  // namespace

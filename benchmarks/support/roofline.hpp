@@ -61,6 +61,14 @@ inline double read_bandwidth(int n_threads, int passes = 3) {
     return static_cast<double>(n_floats * sizeof(float)) / best;
 }
 
+// The median of v (0 when empty).
+inline double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const std::size_t k = v.size() / 2;
+    return v.size() % 2 ? v[k] : 0.5 * (v[k - 1] + v[k]);
+}
+
 // Decode speed against the read bandwidth, measured in alternation so that both see the same
 // machine: one streaming pass (read_bandwidth with one pass over 1 GiB), then tokens for about
 // group_seconds, then another pass, and so on, ending with a pass (finish()). Each group of tokens
@@ -110,34 +118,37 @@ public:
         return best;
     }
     // The median over groups of (the group's bytes / its seconds) / the mean bandwidth of the
-    // passes around it.
-    double median_fraction() const {
+    // passes around it. With compute_seconds > 0 (a token's arithmetic at the peak rate), of the
+    // roofline bound instead: max(bytes / that bandwidth, tokens x compute_seconds) / seconds.
+    double median_fraction(double compute_seconds = 0.0) const {
         std::vector<double> v;
         for (std::size_t i = 0; i + 1 < groups_.size(); ++i) {
             const group& g = groups_[i];
-            if (g.tokens > 0) v.push_back(g.bytes / g.seconds / (0.5 * (g.bandwidth + groups_[i + 1].bandwidth)));
+            if (g.tokens == 0) continue;
+            const double bw = 0.5 * (g.bandwidth + groups_[i + 1].bandwidth);
+            if (compute_seconds > 0.0)
+                v.push_back(std::max(g.bytes / bw, static_cast<double>(g.tokens) * compute_seconds) / g.seconds);
+            else
+                v.push_back(g.bytes / g.seconds / bw);
         }
         return median(std::move(v));
     }
 
-private:
+    // The groups in order, for figures measured alongside their tokens (the last one, after
+    // finish(), is empty). bandwidth: the pass just before the group.
     struct group {
         double bandwidth, seconds, bytes;
         std::int64_t tokens;
     };
+    const std::vector<group>& groups() const noexcept { return groups_; }
+
+private:
     template <class F>
     double sum(F f) const noexcept {
         double s = 0.0;
         for (const group& g : groups_) s += f(g);
         return s;
     }
-    static double median(std::vector<double> v) {
-        if (v.empty()) return 0.0;
-        std::sort(v.begin(), v.end());
-        const std::size_t k = v.size() / 2;
-        return v.size() % 2 ? v[k] : 0.5 * (v[k - 1] + v[k]);
-    }
-
     int n_threads_;
     double group_seconds_;
     std::vector<group> groups_;

@@ -58,8 +58,9 @@ generation_options options_with(float temperature, std::uint64_t seed, std::int6
     return o;
 }
 
-// Six requests of different lengths and policies (greedy, sampled with different seeds, top-k,
-// penalties, stop strings, log-probabilities), so that they finish at different steps.
+// Eight requests of different lengths and policies (greedy, sampled with different seeds, top-k,
+// top-p, min-p, penalties, stop strings and token sequences, log-probabilities), so that they finish
+// at different steps.
 std::vector<job> mixed_jobs(const tokenizer& tok) {
     std::vector<job> jobs;
     jobs.push_back({tok.encode("Once upon a time", true), options_with(0.0f, 0, 40)});
@@ -74,6 +75,14 @@ std::vector<job> mixed_jobs(const tokenizer& tok) {
     k.options.stop = {"."};
     jobs.push_back(std::move(k));
     jobs.push_back({tok.encode("Once upon a time there was", true), options_with(1.2f, 2024, 35)});
+    job m{tok.encode("Tom and his friend Ben played in the garden", true), options_with(0.8f, 31, 55)};
+    m.options.sampling.top_p = 0.9f;
+    m.options.sampling.min_p = 0.1f;
+    m.options.stop_token_sequences = {tok.encode(" the", false)};
+    jobs.push_back(std::move(m));
+    job g{tok.encode("The", true), options_with(0.0f, 0, 25)};
+    g.options.sampling.presence_penalty = 0.5f;
+    jobs.push_back(std::move(g));
     return jobs;
 }
 
@@ -135,6 +144,50 @@ std::vector<generation_result> run_batch(decoder<float>& dec, Pool& pool, const 
     }
     if (streamed) *streamed = texts;
     return results;
+}
+
+// A sampler that keeps a copy of every logits vector it is given, around the policies of a job.
+struct recording_sampler {
+    any_sampler inner;
+    std::shared_ptr<std::vector<std::vector<float>>> seen = std::make_shared<std::vector<std::vector<float>>>();
+    token_id sample(std::span<const float> logits) {
+        seen->emplace_back(logits.begin(), logits.end());
+        return inner.sample(logits);
+    }
+    void accept(token_id id) { inner.accept(id); }
+    void reset() { inner.reset(); }
+    float last_logprob() const { return inner.last_logprob(); }
+};
+
+TEST(scheduler, each_request_gets_bitwise_the_logits_it_gets_alone) {
+    NEXTTOK_REQUIRE_DATA(stories_gguf);
+    const loaded& s = stories();
+    const std::vector<job> jobs = mixed_jobs(s.tok);
+    std::vector<std::vector<std::vector<float>>> want;
+    for (const job& j : jobs) {
+        decoder<float> dec(s.m);
+        kv_cache<float> cache(s.m->config(), s.m->config().max_seq_len);
+        recording_sampler sample{make_sampler(j.options, s.tok)};
+        auto stop = make_stopping(j.options, s.tok);
+        generate(dec, cache, s.tok, j.prompt, sample, stop);
+        want.push_back(*sample.seen);
+    }
+    for (const int threads : {1, 2}) {
+        for (const std::int64_t chunk : {1, 7, 64}) {
+            decoder<float> dec(s.m, threads);
+            paged_kv_cache<float> pool(s.m->config(), {.n_blocks = 256, .block_size = 16});
+            scheduler<float> batch(dec, pool, &s.tok, {.max_step_tokens = 64, .prefill_chunk = chunk});
+            std::vector<recording_sampler> samplers;
+            for (const job& j : jobs) {
+                samplers.push_back({make_sampler(j.options, s.tok)});
+                batch.submit(j.prompt, samplers.back(), make_stopping(j.options, s.tok));  // shares `seen`
+            }
+            batch.run();
+            for (std::size_t i = 0; i < jobs.size(); ++i)
+                EXPECT_TRUE(*samplers[i].seen == want[i]) << "request " << i << ", " << threads << " threads, prefill chunks of " << chunk
+                                                        << ": " << samplers[i].seen->size() << " logits vectors, alone " << want[i].size();
+        }
+    }
 }
 
 TEST(scheduler, each_request_equals_generate_alone_for_any_chunking_and_threads) {
@@ -238,8 +291,10 @@ TEST(scheduler, preempted_requests_are_recomputed_and_unchanged) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
     const loaded& s = stories();
     std::vector<job> jobs = mixed_jobs(s.tok);
+    jobs.resize(6);
     for (job& j : jobs) {
         j.options.max_new_tokens = 60;
+        j.options.stop_token_sequences.clear();
         j.options.ignore_eos = true;
         j.options.stop.clear();
     }
@@ -395,8 +450,8 @@ TEST(scheduler, submissions_from_another_thread_equal_generate_alone) {
     ASSERT_TRUE(batch.idle()) << "bounded: 60 s";
     for (std::size_t i = 0; i < jobs.size(); ++i) expect_same(*batch.take_result(ids[i]), want[i], "request " + std::to_string(i));
     const scheduler_stats st = batch.stats();
-    EXPECT_EQ(st.submitted, 6);
-    EXPECT_EQ(st.finished, 6);
+    EXPECT_EQ(st.submitted, static_cast<std::int64_t>(jobs.size()));
+    EXPECT_EQ(st.finished, static_cast<std::int64_t>(jobs.size()));
 }
 
 TEST(generate_batch, results_in_input_order_equal_generate_alone) {

@@ -1,0 +1,38 @@
+# Checks that no folder under include/nexttok/ includes a folder that comes later on the data path,
+# the order in which the components build on one another (DESIGN.md's data path, with kernels/
+# before model/: the model's weight views use the kernels' block formats). detail/ and the
+# top-level error.hpp, types.hpp and version.hpp come first.
+# Run: cmake -DINCLUDE_DIR=<project>/include -P check_includes.cmake
+set(order detail io kernels model tokenizer chat cache decoder sampling stopping generation batching speculative)
+file(GLOB_RECURSE headers RELATIVE ${INCLUDE_DIR}/nexttok ${INCLUDE_DIR}/nexttok/*.hpp)
+set(failures 0)
+foreach(header IN LISTS headers)
+  if(NOT header MATCHES "/")
+    continue()  # module headers and the umbrella include their own folder / everything
+  endif()
+  string(REGEX MATCH "^[^/]+" folder ${header})
+  list(FIND order ${folder} rank)
+  if(rank EQUAL -1)
+    message(SEND_ERROR "${header}: folder ${folder}/ is not on the data path (add it to the order)")
+    math(EXPR failures "${failures} + 1")
+    continue()
+  endif()
+  file(STRINGS ${INCLUDE_DIR}/nexttok/${header} includes REGEX "^#include <nexttok/")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^#include <nexttok/([^>]+)>.*" "\\1" target "${line}")
+    if(target MATCHES "^(error|types|version)\\.hpp$")
+      continue()
+    endif()
+    string(REGEX REPLACE "^([^/.]+).*" "\\1" dep "${target}")
+    list(FIND order ${dep} dep_rank)
+    if(dep_rank GREATER rank OR dep_rank EQUAL -1)
+      message(SEND_ERROR "${header} includes <nexttok/${target}>: ${dep}/ comes after ${folder}/ on the data path")
+      math(EXPR failures "${failures} + 1")
+    endif()
+  endforeach()
+endforeach()
+list(LENGTH headers n)
+if(failures GREATER 0)
+  message(FATAL_ERROR "${failures} include(s) against the data path")
+endif()
+message(STATUS "${n} headers: every include follows the data path")
