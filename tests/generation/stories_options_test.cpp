@@ -3,6 +3,7 @@
 // on one shared prefill (counted by a decoder wrapper), and the top-n log-probabilities.
 #include <nexttok/cache/kv_cache.hpp>
 #include <nexttok/cache/no_cache.hpp>
+#include <nexttok/cache/paged_kv_cache.hpp>
 #include <nexttok/generation.hpp>
 #include <nexttok/model/load_model.hpp>
 #include <nexttok/sampling.hpp>
@@ -160,6 +161,41 @@ TEST(StoriesGenerateN, FourSamplesShareOnePrefill) {
         EXPECT_EQ(r.tokens, results[static_cast<std::size_t>(i)].tokens) << "sample " << i;
         EXPECT_EQ(r.text, results[static_cast<std::size_t>(i)].text) << "sample " << i;
     }
+}
+
+// On a paged pool the samples fork the prompt's sequence: its blocks are shared, not copied (a
+// sample copies only the partly filled last one), and the samples equal those on a kv_cache.
+TEST(StoriesGenerateN, OnAPagedPoolSamplesShareThePromptsBlocks) {
+    NEXTTOK_REQUIRE_DATA(stories_gguf);
+    const auto& s = load();
+    const auto prompt = s.tok.encode("Once upon a time there was a little girl named Lily. She loved to play outside", true);
+    const auto n_prompt = static_cast<std::int64_t>(prompt.size());
+    generation_options o;
+    o.sampling.temperature = 0.9f;
+    o.sampling.seed = 77;
+    o.max_new_tokens = 10;
+    o.ignore_eos = true;
+    o.n_samples = 3;
+    decoder<float> dec(s.m);
+    kv_cache<float> cache(s.m->config(), 128);
+    const auto want = generate_n(dec, cache, s.tok, prompt, o);
+
+    constexpr std::int64_t block = 4;
+    paged_kv_cache<float> pool(s.m->config(), {.n_blocks = 64, .block_size = block, .max_seq_len = 128});
+    const auto got = generate_n(dec, pool, s.tok, prompt, o);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        EXPECT_EQ(got[i].tokens, want[i].tokens) << "sample " << i;
+        EXPECT_EQ(got[i].logprobs, want[i].logprobs) << "sample " << i;
+        EXPECT_EQ(got[i].text, want[i].text) << "sample " << i;
+    }
+    // The prompt's blocks, plus one sample's: its own blocks past the prompt's full ones (the
+    // prompt's last block copied if partly filled). A copy of the prompt per sample would need
+    // ceil(n_prompt / block) more.
+    const std::int64_t prompt_blocks = (n_prompt + block - 1) / block;
+    const std::int64_t sample_blocks = (n_prompt + o.max_new_tokens + block - 1) / block - n_prompt / block;
+    EXPECT_LE(pool.peak_used_blocks(), prompt_blocks + sample_blocks);
+    EXPECT_EQ(pool.n_used_blocks(), 0) << "nothing is held afterwards";
 }
 
 TEST(StoriesLogprobs, TopAlternativesAreTheMostLikelyTokensWithTheirLogProbabilities) {
