@@ -371,6 +371,12 @@ TEST(scheduler, bad_input_is_refused_with_the_sizes_and_ids) {
         EXPECT_NE(m.find("4 blocks of 8"), std::string::npos) << m;
     }
     EXPECT_THROW(batch.submit(std::vector<token_id>{}, generation_options{}), invalid_argument_error);
+    try {
+        batch.submit(std::vector<token_id>{1, 600}, generation_options{});
+        ADD_FAILURE() << "a token outside the vocabulary is refused";
+    } catch (const invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find("prompt token 1 is 600, outside the vocabulary [0, 512)"), std::string::npos) << e.what();
+    }
     generation_options bad;
     bad.sampling.top_p = 2.0f;
     try {

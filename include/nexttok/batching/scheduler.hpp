@@ -119,6 +119,8 @@ public:
         : dec_(&dec), pool_(&pool), tok_(tok), options_(options) {
         options_.validate();
         capacity_ = std::min(pool.max_seq_len(), pool.n_blocks() * pool.block_size());
+        // Learned position embeddings (GPT-2) have no row past the model's context.
+        if (dec.config().positions == position_kind::learned) capacity_ = std::min(capacity_, dec.config().max_seq_len);
         views_.reserve(static_cast<std::size_t>(options_.max_running));
         batch_.reserve(static_cast<std::size_t>(options_.max_running));
         logits_.resize(static_cast<std::size_t>(options_.max_running * dec.config().vocab_size));
@@ -135,13 +137,13 @@ public:
     }
 
     // Positions one request may reach (prompt + generated): the pool's max_seq_len, or all its
-    // blocks if fewer.
+    // blocks if fewer (and the model's context with learned position embeddings).
     std::int64_t capacity() const noexcept { return capacity_; }
 
     // Queues a request with the sampler and criteria generate() builds from `options` (seed,
     // n_logprobs and all). The callback streams its tokens as generate()'s does. Throws
-    // invalid_argument_error for bad options, n_samples != 1, an empty prompt, or one longer than
-    // capacity() (naming both sizes); nothing is queued then.
+    // invalid_argument_error for bad options, n_samples != 1, an empty prompt, one longer than
+    // capacity() (naming both sizes) or a token outside the vocabulary; nothing is queued then.
     request_id submit(std::span<const token_id> prompt, const generation_options& options, token_callback on_token = {}) {
         if (tok_ == nullptr) throw invalid_argument_error("scheduler::submit: generation_options need the scheduler's tokenizer (constructed with null)");
         if (options.n_samples != 1)
@@ -290,6 +292,12 @@ private:
                                          " positions a request can hold (KV pool of " + std::to_string(pool_->n_blocks()) +
                                          " blocks of " + std::to_string(pool_->block_size()) + " positions, max_seq_len " +
                                          std::to_string(pool_->max_seq_len()) + ")");
+        // Checked here, not by the decoder at a step, where it would fail the whole batch.
+        const std::int64_t vocab = dec_->config().vocab_size;
+        for (std::size_t i = 0; i < prompt.size(); ++i)
+            if (prompt[i] < 0 || prompt[i] >= vocab)
+                throw invalid_argument_error("scheduler::submit: prompt token " + std::to_string(i) + " is " + std::to_string(prompt[i]) +
+                                             ", outside the vocabulary [0, " + std::to_string(vocab) + ")");
     }
 
     request_id enqueue_(std::span<const token_id> prompt, any_sampler sample, any_of_criteria stop, token_callback on_token,
