@@ -96,7 +96,7 @@ struct scheduler_stats {
     std::int64_t waiting = 0, running = 0;    // now
     std::int64_t peak_running = 0;
     std::int64_t steps = 0;                   // forward calls
-    std::int64_t prompt_tokens = 0;           // prompt positions computed (a prefix attached from the cache is not computed)
+    std::int64_t prompt_tokens = 0;           // prompt positions computed (again after a preemption; not those attached from the prefix cache)
     std::int64_t generated_tokens = 0;        // tokens sampled
     std::int64_t recomputed_tokens = 0;       // generated positions computed again after a preemption
     std::int64_t preemptions = 0;
