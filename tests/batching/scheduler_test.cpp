@@ -441,12 +441,23 @@ TEST(scheduler, submissions_from_another_thread_equal_generate_alone) {
     paged_kv_cache<float> pool(s.m->config(), {.n_blocks = 256, .block_size = 16});
     scheduler<float> batch(dec, pool, &s.tok);
     std::vector<request_id> ids(jobs.size());
-    std::atomic<bool> submitted{false};
+    request_id long_one = -1;
+    std::atomic<bool> submitted{false}, cancel_sent{false};
     std::thread client([&] {
         for (std::size_t i = 0; i < jobs.size(); ++i) {
             ids[i] = batch.submit(jobs[i].prompt, jobs[i].options);
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
         }
+        // A request that cannot finish before its cancellation arrives: its callback waits for it.
+        generation_options o = options_with(0.0f, 0, 100);
+        o.ignore_eos = true;
+        long_one = batch.submit(s.tok.encode("Lily", true), o, [&](const token_event&) {
+            const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (!cancel_sent && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            return true;
+        });
+        batch.cancel(long_one);
+        cancel_sent = true;
         submitted = true;
     });
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -455,9 +466,13 @@ TEST(scheduler, submissions_from_another_thread_equal_generate_alone) {
     client.join();
     ASSERT_TRUE(batch.idle()) << "bounded: 60 s";
     for (std::size_t i = 0; i < jobs.size(); ++i) expect_same(*batch.take_result(ids[i]), want[i], "request " + std::to_string(i));
+    const generation_result cancelled = *batch.take_result(long_one);
+    EXPECT_EQ(cancelled.reason, finish_reason::cancelled);
+    EXPECT_LT(cancelled.tokens.size(), 100u);
+    EXPECT_EQ(pool.n_used_blocks(), 0);
     const scheduler_stats st = batch.stats();
-    EXPECT_EQ(st.submitted, static_cast<std::int64_t>(jobs.size()));
-    EXPECT_EQ(st.finished, static_cast<std::int64_t>(jobs.size()));
+    EXPECT_EQ(st.submitted, static_cast<std::int64_t>(jobs.size()) + 1);
+    EXPECT_EQ(st.finished, static_cast<std::int64_t>(jobs.size()) + 1);
 }
 
 TEST(generate_batch, results_in_input_order_equal_generate_alone) {

@@ -30,6 +30,25 @@
 #include <vector>
 
 namespace nexttok {
+namespace detail {
+
+// The shared prefill: runs the prompt into `cache` (empty) and returns the loop settings that hand
+// its last logits (in `logits`, resized) and its time to each sample.
+template <class Decoder, class Cache>
+loop_settings prefill_once(Decoder& dec, Cache& cache, std::span<const token_id> prompt, const generation_options& options,
+                           std::vector<float>& logits) {
+    const auto t0 = std::chrono::steady_clock::now();
+    logits.resize(static_cast<std::size_t>(dec.config().vocab_size));
+    dec.reserve(static_cast<std::int64_t>(prompt.size()), cache.capacity());
+    dec.forward(prompt, 0, cache, logits);
+    loop_settings settings;
+    settings.n_logprobs = options.n_logprobs;
+    settings.prefilled_logits = &logits;
+    settings.prefill_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return settings;
+}
+
+}  // namespace detail
 
 // Throws invalid_argument_error for bad options, an empty prompt or one that does not fit the cache.
 template <class Decoder, class Cache>
@@ -38,18 +57,11 @@ std::vector<generation_result> generate_n(Decoder& dec, Cache& cache, const toke
                                           const generation_options& options, const token_callback& on_token = {}) {
     const sampling_options resolved = resolve_sampling(options, tok);  // validates
     detail::check_prompt(prompt.size(), cache.capacity(), "generate_n");
-    const auto n_prompt = static_cast<std::int64_t>(prompt.size());
 
     // The one prefill.
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<float> prompt_logits(static_cast<std::size_t>(dec.config().vocab_size));
+    std::vector<float> prompt_logits;
     cache.clear();
-    dec.reserve(n_prompt, cache.capacity());
-    dec.forward(prompt, 0, cache, prompt_logits);
-    detail::loop_settings settings;
-    settings.n_logprobs = options.n_logprobs;
-    settings.prefilled_logits = &prompt_logits;
-    settings.prefill_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    detail::loop_settings settings = detail::prefill_once(dec, cache, prompt, options, prompt_logits);
 
     std::vector<generation_result> results;
     results.reserve(static_cast<std::size_t>(options.n_samples));
@@ -80,7 +92,6 @@ std::vector<generation_result> generate_n(Decoder& dec, Pool& pool, const tokeni
                                           const generation_options& options, const token_callback& on_token = {}) {
     const sampling_options resolved = resolve_sampling(options, tok);  // validates
     detail::check_prompt(prompt.size(), pool.max_seq_len(), "generate_n");
-    const auto n_prompt = static_cast<std::int64_t>(prompt.size());
 
     // Releases the sequences it holds on every way out.
     struct held {
@@ -92,16 +103,10 @@ std::vector<generation_result> generate_n(Decoder& dec, Pool& pool, const tokeni
         }
     } h{pool};
 
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<float> prompt_logits(static_cast<std::size_t>(dec.config().vocab_size));
+    std::vector<float> prompt_logits;
     h.prompt = pool.create();
     auto prompt_view = pool.sequence(h.prompt);
-    dec.reserve(n_prompt, pool.max_seq_len());
-    dec.forward(prompt, 0, prompt_view, prompt_logits);
-    detail::loop_settings settings;
-    settings.n_logprobs = options.n_logprobs;
-    settings.prefilled_logits = &prompt_logits;
-    settings.prefill_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    detail::loop_settings settings = detail::prefill_once(dec, prompt_view, prompt, options, prompt_logits);
 
     std::vector<generation_result> results;
     results.reserve(static_cast<std::size_t>(options.n_samples));
