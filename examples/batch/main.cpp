@@ -26,9 +26,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -98,7 +100,7 @@ loaded load(const options& o) {
 // The totals of a run: throughput, the pool's use, prefix-cache hits, preemptions.
 template <class Pool>
 void print_totals(const options& o, const loaded& l, const Pool& pool, const nexttok::scheduler_stats& s,
-                  std::size_t n_prompts, double wall_seconds, int n_threads, const char* cache_name) {
+                  std::int64_t capacity, std::size_t n_prompts, double wall_seconds, int n_threads, const char* cache_name) {
     const std::string file = l.model->file_name();
     auto per_second = [](std::int64_t n, double seconds) { return seconds > 0.0 ? static_cast<double>(n) / seconds : 0.0; };
     std::fprintf(stderr, "\n[%s] %zu prompts, %lld at once | prompt: %lld tokens, %.1f tokens/s | generated: %lld tokens, %.1f tokens/s | wall: %.1f ms, %lld steps\n",
@@ -107,13 +109,14 @@ void print_totals(const options& o, const loaded& l, const Pool& pool, const nex
                  static_cast<long long>(s.generated_tokens), per_second(s.generated_tokens, s.decode_seconds),
                  1e3 * wall_seconds, static_cast<long long>(s.steps));
     const auto block_bytes = static_cast<unsigned long long>(pool.block_bytes());
-    std::fprintf(stderr, "[%s] KV pool (%s): %lld blocks of %lld positions, %lld per request | peak: %lld blocks in use, %llu of %llu bytes | "
-                         "prefix-cache hits: %lld blocks, %lld prompt tokens | preemptions: %lld, %lld tokens recomputed\n",
-                 file.c_str(), cache_name, static_cast<long long>(pool.n_blocks()), static_cast<long long>(pool.block_size()),
-                 static_cast<long long>(pool.max_seq_len()), static_cast<long long>(s.peak_used_blocks),
-                 static_cast<unsigned long long>(s.peak_used_blocks) * block_bytes,
-                 static_cast<unsigned long long>(pool.n_blocks()) * block_bytes,
-                 static_cast<long long>(pool.prefix_hit_blocks()), static_cast<long long>(s.prefix_hit_tokens),
+    std::fprintf(stderr, "[%s] KV pool (%s): %lld blocks of %lld positions (%llu bytes each), %lld positions per request | peak: %lld blocks in use (%llu of %llu bytes)\n",
+                 file.c_str(), cache_name, static_cast<long long>(pool.n_blocks()), static_cast<long long>(pool.block_size()), block_bytes,
+                 static_cast<long long>(capacity), static_cast<long long>(s.peak_used_blocks),
+                 static_cast<unsigned long long>(s.peak_used_blocks) * block_bytes, static_cast<unsigned long long>(pool.n_blocks()) * block_bytes);
+    // The pool counts every attach_prefix(), also those the scheduler undoes when the request does
+    // not fit yet; the scheduler counts the prompt positions of admitted requests only.
+    std::fprintf(stderr, "[%s] prefix cache: %lld prompt tokens attached, %lld block hits in the pool (undone attaches included) | preemptions: %lld, %lld tokens recomputed\n",
+                 file.c_str(), static_cast<long long>(s.prefix_hit_tokens), static_cast<long long>(pool.prefix_hit_blocks()),
                  static_cast<long long>(s.preemptions), static_cast<long long>(s.recomputed_tokens));
     std::fprintf(stderr, "[%s] load: %.1f ms | weights: %llu bytes | threads: %d | step budget: %lld tokens | samplers: %s\n",
                  file.c_str(), 1e3 * l.load_seconds, static_cast<unsigned long long>(l.model->weight_bytes()), n_threads,
@@ -159,7 +162,7 @@ void run(const options& o, const loaded& l, const std::vector<prompt_line>& prom
     } while (batch.step());
     print_ready();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    print_totals(o, l, pool, batch.stats(), prompts.size(), wall, dec.n_threads(), cache_name);
+    print_totals(o, l, pool, batch.stats(), batch.capacity(), prompts.size(), wall, dec.n_threads(), cache_name);
 }
 
 template <class Scalar>
@@ -173,16 +176,16 @@ void add_batch_flags(CLI::App& app, options& o) {
     app.add_option("-m,--model", o.model_path, "GGUF file, Hugging Face directory or llama2.c checkpoint (default: built-in random demo model)")->check(CLI::ExistingPath);
     app.add_option("--tokenizer", o.tokenizer_path, "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")->check(CLI::ExistingPath);
     app.add_option("-f,--file", o.prompt_file, "prompts, one per line ('-': standard input); empty lines are skipped, a trailing \\r is dropped, no escapes")->required();
-    app.add_option("--parallel", o.schedule.max_running, "requests decoded together (scheduler_options::max_running)")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--parallel", o.schedule.max_running, "requests decoded together (scheduler_options::max_running)")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}));
     app.add_option("-c,--ctx-size", o.context, "KV pool positions in total, in blocks of --block-size; one request holds at most the model's "
                                                "context length, or this if smaller (0: --parallel x the model's context length)")
-        ->capture_default_str()->check(CLI::NonNegativeNumber);
+        ->capture_default_str()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 30));
     app.add_option("--block-size", o.pool.block_size, "positions per KV block")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
     app.add_flag_callback("--no-prefix-cache", [&o] { o.pool.prefix_caching = false; }, "compute every prompt's positions, even those another prompt shares");
     app.add_option("-b,--batch-tokens", o.schedule.max_step_tokens, "tokens of one forward call: decode tokens + prompt chunks (scheduler_options::max_step_tokens)")
-        ->capture_default_str()->check(CLI::PositiveNumber);
+        ->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
     app.add_option("--prefill-chunk", o.schedule.prefill_chunk, "prompt tokens of one request per forward call (0: as --batch-tokens allows)")
-        ->capture_default_str()->check(CLI::NonNegativeNumber);
+        ->capture_default_str()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
     app.add_option("--scalar", o.scalar, "type of the KV pool and activations")->capture_default_str()->check(CLI::IsMember({"float", "half", "bf16"}));
     app.add_option("--cache-type", o.cache_type, "KV pool storage: scalar (--scalar's type) or q8_0 (8-bit blocks, 3.8x smaller than float)")
         ->capture_default_str()->check(CLI::IsMember({"scalar", "q8_0"}));

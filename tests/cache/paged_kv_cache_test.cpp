@@ -277,6 +277,9 @@ TEST(paged_kv_cache, attach_prefix_reuses_exactly_the_matching_full_blocks) {
     EXPECT_EQ(c.n_registered_blocks(), 3) << "the partly filled fourth block is not registered";
     const auto ta = table(c, a);
 
+    EXPECT_EQ(c.match_prefix(t).positions, 12) << "what attach_prefix will attach";
+    EXPECT_EQ(c.match_prefix(t).cached_blocks, 0) << "all three are held by a";
+    EXPECT_EQ(c.prefix_hit_blocks(), 0) << "a query counts nothing";
     const seq_id b = c.create();
     EXPECT_EQ(c.attach_prefix(b, t), 12);
     EXPECT_EQ(c.size(b), 12);
@@ -306,6 +309,8 @@ TEST(paged_kv_cache, attach_prefix_reuses_exactly_the_matching_full_blocks) {
     EXPECT_EQ(c.n_used_blocks(), 0);
     EXPECT_EQ(c.n_cached_blocks(), 3);
     EXPECT_EQ(c.n_free_blocks(), 32);
+    EXPECT_EQ(c.match_prefix(t).positions, 12);
+    EXPECT_EQ(c.match_prefix(t).cached_blocks, 3) << "attaching them takes them out of the free blocks";
     const seq_id g = c.create();
     EXPECT_EQ(c.attach_prefix(g, t), 12);
     EXPECT_EQ(table(c, g), std::vector<std::int32_t>(ta.begin(), ta.begin() + 3));

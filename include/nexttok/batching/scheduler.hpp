@@ -423,12 +423,19 @@ private:
                 ++it;
                 continue;
             }
-            const seq_id s = pool_->create();
+            // Fits when the blocks past its cached prefix are free once that prefix is attached
+            // (checked before attaching, so that the pool counts only attaches that stay).
             const std::int64_t total = r->total();
+            const auto match = pool_->match_prefix(r->tokens().first(static_cast<std::size_t>(total - 1)));
+            const std::int64_t bs = pool_->block_size();
+            const std::int64_t new_blocks = (total + bs - 1) / bs - match.positions / bs;
+            if (total > pool_->max_seq_len() || new_blocks > pool_->n_free_blocks() - match.cached_blocks)
+                break;  // first come, first served: nobody overtakes a request that does not fit
+            const seq_id s = pool_->create();
             const std::int64_t attached = pool_->attach_prefix(s, r->tokens().first(static_cast<std::size_t>(total - 1)));
-            if (!pool_->can_reserve(s, total)) {
-                pool_->release(s);  // its attached blocks go back to the prefix cache
-                break;              // first come, first served: nobody overtakes a request that does not fit
+            if (!pool_->can_reserve(s, total)) {  // not expected after the check above; never throw here
+                pool_->release(s);
+                break;
             }
             pool_->reserve(s, total);
             r->seq = s;

@@ -237,6 +237,28 @@ public:
         return q.size;
     }
 
+    // What attach_prefix(s, tokens) would attach, without attaching or counting anything: the
+    // positions, and how many of those blocks are cached (unreferenced: attaching them takes them
+    // out of n_free_blocks()). Lets a scheduler decide whether a request fits before it attaches.
+    struct prefix_match {
+        std::int64_t positions = 0;
+        std::int64_t cached_blocks = 0;
+    };
+    prefix_match match_prefix(std::span<const token_id> tokens) const {
+        prefix_match m;
+        if (!prefix_caching_) return m;
+        const auto n_full = static_cast<std::int64_t>(tokens.size()) / block_size_;
+        prefix_index::key_type parent = prefix_index::root_key;
+        for (std::int64_t i = 0; i < n_full; ++i) {
+            const std::int32_t b = index_.find(parent, block_tokens(tokens, i));
+            if (b < 0) break;
+            m.positions += block_size_;
+            if (refcount_[static_cast<std::size_t>(b)] == 0) ++m.cached_blocks;
+            parent = index_.key(b);
+        }
+        return m;
+    }
+
     // Registers the full blocks among positions [0, tokens.size()) of s, whose keys and values are
     // written, under (the parent block's key, their tokens). A block identical to a registered one
     // stays unregistered (the registered one is kept). Blocks walked by an earlier call are skipped
