@@ -113,9 +113,9 @@ void print_totals(const options& o, const loaded& l, const Pool& pool, const nex
                  file.c_str(), cache_name, static_cast<long long>(pool.n_blocks()), static_cast<long long>(pool.block_size()), block_bytes,
                  static_cast<long long>(capacity), static_cast<long long>(s.peak_used_blocks),
                  static_cast<unsigned long long>(s.peak_used_blocks) * block_bytes, static_cast<unsigned long long>(pool.n_blocks()) * block_bytes);
-    // The pool counts every attach_prefix(), also those the scheduler undoes when the request does
-    // not fit yet; the scheduler counts the prompt positions of admitted requests only.
-    std::fprintf(stderr, "[%s] prefix cache: %lld prompt tokens attached, %lld block hits in the pool (undone attaches included) | preemptions: %lld, %lld tokens recomputed\n",
+    // The scheduler counts prompt positions attached; the pool counts blocks attached, also those of
+    // generated tokens a preempted request finds again.
+    std::fprintf(stderr, "[%s] prefix cache: %lld prompt tokens attached, %lld blocks hit in the pool | preemptions: %lld, %lld tokens recomputed\n",
                  file.c_str(), static_cast<long long>(s.prefix_hit_tokens), static_cast<long long>(pool.prefix_hit_blocks()),
                  static_cast<long long>(s.preemptions), static_cast<long long>(s.recomputed_tokens));
     std::fprintf(stderr, "[%s] load: %.1f ms | weights: %llu bytes | threads: %d | step budget: %lld tokens | samplers: %s\n",
