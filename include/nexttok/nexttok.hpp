@@ -10,6 +10,7 @@
 #include <nexttok/kernels.hpp>
 #include <nexttok/model.hpp>
 #include <nexttok/sampling.hpp>
+#include <nexttok/speculative.hpp>
 #include <nexttok/stopping.hpp>
 #include <nexttok/tokenizer.hpp>
 #include <nexttok/types.hpp>

@@ -50,6 +50,14 @@ concept kv_storage = requires(C& c, const C& cc, std::int64_t layer, std::int64_
     c.clear();
 };
 
+// A cache that can forget its last positions: truncate(n) keeps [0, n) (no-op when it holds fewer).
+// Speculative decoding drops the positions of rejected drafts with it. kv_cache, q8_0_kv_cache and a
+// paged sequence have it; no_cache retains nothing, so it has nothing to forget.
+template <class C, class Scalar>
+concept rewindable_kv_storage = kv_storage<C, Scalar> && C::retains_history && requires(C& c, std::int64_t n) {
+    c.truncate(n);
+};
+
 // Stores n float values (n % 32 == 0 for block_q8_0, which the cache checked when it was made) into
 // a cache row of Element: converted, or quantized to q8_0 (quantize_row_q8_0).
 template <class Element>

@@ -112,7 +112,17 @@ public:
     // when the sequence reached the capacity). Precondition: start() returned true, not finished().
     bool next(std::span<const float> logits) {
         assert(started_ && !finished() && !logits.empty());
-        const token_id id = sample_->sample(logits);
+        return next_token(sample_->sample(logits), logits);
+    }
+
+    // next() with the token chosen by the caller instead of sampled here (speculative decoding, whose
+    // verification draws it from the sampler's distribution and ends the sampler's step with choose()):
+    // records `id` with its log-probabilities (sample.last_logprob() must be id's, as after choose()),
+    // detokenizes, checks the criteria, streams, and returns as next() does. Precondition as next(),
+    // and 0 <= id < logits.size().
+    bool next_token(token_id id, std::span<const float> logits) {
+        assert(started_ && !finished() && !logits.empty());
+        assert(id >= 0 && static_cast<std::size_t>(id) < logits.size());
         record_(id, logits);
         if (detok_) result_.text += detok_->push(id);
         time_step_();

@@ -1,8 +1,9 @@
 // A type-erased logits_processor, for chains assembled at run time (dynamic_chain). Holds any
 // copyable processor by value on the heap (one allocation at construction, none per token); each call
 // is one virtual dispatch, once per token, never per element. accept() and reset() forward when the
-// processor has them and do nothing otherwise. Copying clones the processor with its state. A
-// moved-from any_processor may only be assigned to or destroyed. Not thread-safe.
+// processor has them and do nothing otherwise; draws_random_numbers() reports the processor's trait
+// (concepts.hpp). Copying clones the processor with its state. A moved-from any_processor may only be
+// assigned to or destroyed. Not thread-safe.
 #pragma once
 
 #include <nexttok/sampling/candidates.hpp>
@@ -36,11 +37,13 @@ public:
     void apply(candidates& c) { self_->apply(c); }
     void accept(token_id token) { self_->accept(token); }
     void reset() { self_->reset(); }
+    bool draws_random_numbers() const noexcept { return self_->draws_random_numbers(); }
 
 private:
     struct interface_ {
         virtual ~interface_() = default;
         virtual void apply(candidates& c) = 0;
+        virtual bool draws_random_numbers() const noexcept = 0;
         virtual void accept(token_id token) = 0;
         virtual void reset() = 0;
         virtual std::unique_ptr<interface_> clone() const = 0;
@@ -51,6 +54,7 @@ private:
         template <class Arg>
         explicit model_(Arg&& arg) : processor(std::forward<Arg>(arg)) {}
         void apply(candidates& c) override { processor.apply(c); }
+        bool draws_random_numbers() const noexcept override { return draws_random_numbers_v<P>; }
         void accept(token_id token) override { detail::accept_if_supported(processor, token); }
         void reset() override { detail::reset_if_supported(processor); }
         std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(processor); }

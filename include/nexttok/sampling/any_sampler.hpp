@@ -3,10 +3,14 @@
 // dynamic_chain, a user type) by value on the heap: one allocation at construction, one virtual call
 // per sample()/accept(), none per element. Copying clones the wrapped sampler with its state (llama.cpp's
 // llama_sampler_clone), e.g. one sampler per sequence from a prototype. A moved-from any_sampler may
-// only be assigned to or destroyed. Not thread-safe.
+// only be assigned to or destroyed. Not thread-safe. distribution(), choose() and has_distribution()
+// forward to a wrapped distribution_sampler; for another sampler has_distribution() is false and the
+// other two throw unsupported_error.
 #pragma once
 
+#include <nexttok/error.hpp>
 #include <nexttok/sampling/concepts.hpp>
+#include <nexttok/sampling/token_distribution.hpp>
 #include <nexttok/types.hpp>
 
 #include <concepts>
@@ -38,6 +42,9 @@ public:
     void accept(token_id token) { self_->accept(token); }
     void reset() { self_->reset(); }
     float last_logprob() const { return self_->last_logprob(); }
+    bool has_distribution() const { return self_->has_distribution(); }
+    token_distribution distribution(std::span<const float> logits) { return self_->distribution(logits); }
+    void choose(token_id token) { self_->choose(token); }
 
 private:
     struct interface_ {
@@ -46,6 +53,9 @@ private:
         virtual void accept(token_id token) = 0;
         virtual void reset() = 0;
         virtual float last_logprob() const = 0;
+        virtual bool has_distribution() const = 0;
+        virtual token_distribution distribution(std::span<const float> logits) = 0;
+        virtual void choose(token_id token) = 0;
         virtual std::unique_ptr<interface_> clone() const = 0;
     };
 
@@ -57,6 +67,19 @@ private:
         void accept(token_id token) override { wrapped.accept(token); }
         void reset() override { wrapped.reset(); }
         float last_logprob() const override { return static_cast<float>(wrapped.last_logprob()); }
+        bool has_distribution() const override {
+            if constexpr (distribution_sampler<S>) return wrapped.has_distribution();
+            else return false;
+        }
+        token_distribution distribution(std::span<const float> logits) override {
+            if constexpr (distribution_sampler<S>) return wrapped.distribution(logits);
+            else throw unsupported_error(no_distribution_);
+        }
+        void choose(token_id token) override {
+            if constexpr (distribution_sampler<S>) wrapped.choose(token);
+            else throw unsupported_error(no_distribution_);
+        }
+        static constexpr const char* no_distribution_ = "any_sampler: the wrapped sampler cannot state its distribution (no distribution()/choose())";
         std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(wrapped); }
         S wrapped;
     };

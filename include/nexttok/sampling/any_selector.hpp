@@ -1,10 +1,13 @@
 // A type-erased token_selector, the last stage of a dynamic_chain. Same ownership and cost as
 // any_processor: one heap object per selector, one virtual call per token, copying clones the state
-// (for categorical: the RNG position). accept() and reset() forward when the selector has them.
+// (for categorical: the RNG position). accept() and reset() forward when the selector has them;
+// distribution() when it has one (distribution_selector), else it throws unsupported_error.
 #pragma once
 
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/concepts.hpp>
+#include <nexttok/error.hpp>
+#include <nexttok/sampling/token_distribution.hpp>
 #include <nexttok/types.hpp>
 
 #include <concepts>
@@ -34,11 +37,15 @@ public:
     token_id select(candidates& c) { return self_->select(c); }
     void accept(token_id token) { self_->accept(token); }
     void reset() { self_->reset(); }
+    bool has_distribution() const noexcept { return self_->has_distribution(); }
+    token_distribution distribution(candidates& c) { return self_->distribution(c); }
 
 private:
     struct interface_ {
         virtual ~interface_() = default;
         virtual token_id select(candidates& c) = 0;
+        virtual bool has_distribution() const noexcept = 0;
+        virtual token_distribution distribution(candidates& c) = 0;
         virtual void accept(token_id token) = 0;
         virtual void reset() = 0;
         virtual std::unique_ptr<interface_> clone() const = 0;
@@ -49,6 +56,11 @@ private:
         template <class Arg>
         explicit model_(Arg&& arg) : selector(std::forward<Arg>(arg)) {}
         token_id select(candidates& c) override { return selector.select(c); }
+        bool has_distribution() const noexcept override { return distribution_selector<S>; }
+        token_distribution distribution(candidates& c) override {
+            if constexpr (distribution_selector<S>) return selector.distribution(c);
+            else throw unsupported_error("any_selector: this selector has no distribution that can be stated without drawing (e.g. mirostat)");
+        }
         void accept(token_id token) override { detail::accept_if_supported(selector, token); }
         void reset() override { detail::reset_if_supported(selector); }
         std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(selector); }

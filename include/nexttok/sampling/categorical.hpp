@@ -12,6 +12,7 @@
 // output is library-specific; we use xoshiro256** and a 24-bit uniform float (rng.hpp), identical on
 // every platform. llama.cpp stops at running sum >= target, which for u = 0 can pick a leading
 // zero-probability candidate (a -inf logit); we use >, so a candidate of probability 0 is never drawn.
+// distribution(): the softmax it draws from (probs, computed without drawing).
 // Same seed and same candidate sets -> same tokens (the softmax uses std::exp, so bitwise identity
 // across platforms also needs the same libm).
 #pragma once
@@ -19,6 +20,7 @@
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/detail/draw.hpp>
 #include <nexttok/sampling/rng.hpp>
+#include <nexttok/sampling/token_distribution.hpp>
 #include <nexttok/types.hpp>
 
 #include <cstddef>
@@ -38,6 +40,11 @@ public:
             return c.ids[0];
         }
         return c.ids[detail::draw_position(c, rng_)];
+    }
+
+    token_distribution distribution(candidates& c) const {
+        c.softmax();
+        return {c.ids, c.probs};
     }
 
     void reset() noexcept { rng_.seed(seed_); }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nexttok/sampling/candidates.hpp>
+#include <nexttok/sampling/token_distribution.hpp>
 #include <nexttok/types.hpp>
 
 #include <concepts>
@@ -45,6 +46,38 @@ concept sampler = requires(S& s, const S& cs, std::span<const float> logits, tok
     s.accept(id);
     s.reset();
     { cs.last_logprob() } -> std::convertible_to<float>;
+};
+
+// A selector whose choice has a distribution that can be stated without drawing: distribution(c)
+// returns, for the candidate set it would select from, the probability of each token of being
+// selected (categorical: the softmax; greedy: 1 for the argmax). Mirostat has none: the set it draws
+// from depends on a state that select() updates with the drawn token's surprise.
+template <class S>
+concept distribution_selector = token_selector<S> && requires(S& s, candidates& c) {
+    { s.distribution(c) } -> std::same_as<token_distribution>;
+};
+
+// A processor whose apply() draws random numbers (XTC) says so with
+// `static constexpr bool draws_random_numbers = true;`: its output is then not a function of the
+// candidates and the accepted tokens, so a chain holding it cannot state its distribution.
+template <class P>
+inline constexpr bool draws_random_numbers_v = requires { requires P::draws_random_numbers; };
+
+// A sampler that can state the distribution it would draw from, and take a token drawn elsewhere
+// (speculative decoding: the verification draws by rejection sampling from that distribution).
+//   distribution(logits)  applies the processors as sample() does, without selecting or accepting;
+//                         the view is valid until the next call (throws unsupported_error when
+//                         has_distribution() is false)
+//   choose(id)            ends the step as sample() would have with `id`: every stage accepts it and
+//                         last_logprob() reports it (under the candidates distribution() left)
+//   has_distribution()    false when a stage cannot state it (a type-erased chain knows at run time)
+// distribution(logits) then choose(id) with id drawn from it is, in distribution and in the state it
+// leaves, exactly sample(logits).
+template <class S>
+concept distribution_sampler = sampler<S> && requires(S& s, const S& cs, std::span<const float> logits, token_id id) {
+    { s.distribution(logits) } -> std::same_as<token_distribution>;
+    s.choose(id);
+    { cs.has_distribution() } -> std::convertible_to<bool>;
 };
 
 namespace detail {

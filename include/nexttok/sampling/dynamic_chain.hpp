@@ -6,6 +6,8 @@
 //
 // Owns its stages and its candidates buffer; the only per-token costs over the static chain are one
 // virtual call per stage. Copyable (clones every stage with its state); not thread-safe.
+// distribution() + choose() split sample() in two as sampler_chain's do; has_distribution() says at
+// run time whether the stages allow it (a selector with a distribution, no processor drawing).
 #pragma once
 
 #include <nexttok/error.hpp>
@@ -14,6 +16,7 @@
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/detail/logprob.hpp>
 #include <nexttok/sampling/sampling_error.hpp>
+#include <nexttok/sampling/token_distribution.hpp>
 #include <nexttok/types.hpp>
 
 #include <cassert>
@@ -44,6 +47,28 @@ public:
         return token;
     }
 
+    bool has_distribution() const noexcept { return selector_.has_distribution() && !has_random_processor_(); }
+
+    // See sampler_chain::distribution. Throws unsupported_error unless has_distribution().
+    token_distribution distribution(std::span<const float> logits) {
+        if (!selector_.has_distribution())
+            throw unsupported_error("dynamic_chain::distribution: the selector has no distribution that can be stated without drawing (e.g. mirostat)");
+        if (has_random_processor_())
+            throw unsupported_error("dynamic_chain::distribution: a processor draws random numbers in apply() (e.g. XTC)");
+        if (logits.empty()) throw invalid_argument_error("dynamic_chain::distribution: empty logits");
+        candidates_.assign(logits);
+        for (auto& p : processors_) p.apply(candidates_);
+        if (candidates_.empty()) detail::throw_all_removed("dynamic_chain");
+        return selector_.distribution(candidates_);
+    }
+
+    // See sampler_chain::choose.
+    void choose(token_id token) {
+        last_token_ = token;
+        logprob_pending_ = true;
+        accept(token);
+    }
+
     void accept(token_id token) {
         for (auto& p : processors_) p.accept(token);
         selector_.accept(token);
@@ -70,6 +95,12 @@ public:
     std::size_t n_processors() const noexcept { return processors_.size(); }
 
 private:
+    bool has_random_processor_() const noexcept {
+        for (const auto& p : processors_)
+            if (p.draws_random_numbers()) return true;
+        return false;
+    }
+
     std::vector<any_processor> processors_;
     any_selector selector_;
     candidates candidates_;

@@ -14,6 +14,9 @@
 // which is the vocabulary when mirostat follows only penalties and temperature (llama.cpp's chain).
 // One candidate: returned without drawing (surprise 0). The draw is our xoshiro256** inverse-CDF walk
 // (categorical.hpp), not llama.cpp's std::discrete_distribution. reset() restores mu and the seed.
+// No distribution() (concepts.hpp): select() truncates by mu and updates mu from the token it draws,
+// in one call, so a chain ending in mirostat cannot state its distribution; speculative decoding
+// refuses it.
 #pragma once
 
 #include <nexttok/error.hpp>

@@ -7,7 +7,7 @@
 //     least one is kept); softmax over the survivors; draw;
 //   - mu -= eta * (-log2 p_chosen - tau), p_chosen under the truncated distribution. mu starts at 2 tau.
 // One candidate left: returned without drawing. The draw is our xoshiro256** walk (categorical.hpp).
-// reset() restores mu and the seed. Not thread-safe.
+// reset() restores mu and the seed. Not thread-safe. No distribution(), as mirostat v1 (mirostat.hpp).
 #pragma once
 
 #include <nexttok/sampling/candidates.hpp>

@@ -10,6 +10,9 @@
 // and accept(token) is called on every stage that has it (processors and selector), as
 // llama_sampler_sample does. last_logprob() then reports the token's log-probability. Owns its stages and its buffer; movable and copyable when
 // the stages are; not thread-safe.
+//
+// distribution() + choose() (distribution_sampler, concepts.hpp) split sample() in two for speculative
+// decoding; they exist when the selector states its distribution and no processor draws random numbers.
 #pragma once
 
 #include <nexttok/error.hpp>
@@ -51,6 +54,13 @@ template <class... Stages>
 class sampler_chain {
 public:
     static constexpr std::size_t n_processors = sizeof...(Stages) - 1;
+    using selector_type = std::tuple_element_t<n_processors, std::tuple<Stages...>>;
+
+    static constexpr bool has_distribution() noexcept {
+        return distribution_selector<selector_type> && []<std::size_t... I>(std::index_sequence<I...>) {
+            return (!draws_random_numbers_v<std::tuple_element_t<I, std::tuple<Stages...>>> && ...);
+        }(std::make_index_sequence<n_processors>{});
+    }
 
     explicit sampler_chain(Stages... stages) : stages_(std::move(stages)...) {}
 
@@ -67,6 +77,29 @@ public:
         logprob_pending_ = true;
         accept(token);
         return token;
+    }
+
+    // The distribution sample(logits) would draw from: the processors run as in sample(), then the
+    // selector states its distribution over the survivors; nothing is selected or accepted. Throws
+    // as sample() does.
+    token_distribution distribution(std::span<const float> logits)
+        requires(has_distribution())
+    {
+        if (logits.empty()) throw invalid_argument_error("sampler_chain::distribution: empty logits");
+        candidates_.assign(logits);
+        apply_processors_(std::make_index_sequence<n_processors>{});
+        if (candidates_.empty()) detail::throw_all_removed("sampler_chain");
+        return std::get<n_processors>(stages_).distribution(candidates_);
+    }
+
+    // Ends the step distribution() began with `token` (drawn from that distribution by the caller):
+    // as sample() after its selection, every stage accepts it and last_logprob() reports it.
+    void choose(token_id token)
+        requires(has_distribution())
+    {
+        last_token_ = token;
+        logprob_pending_ = true;
+        accept(token);
     }
 
     // Feeds a token to every stage that accepts tokens, without sampling (e.g. the prompt).

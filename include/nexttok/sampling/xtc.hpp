@@ -10,7 +10,9 @@
 // The draw uses our xoshiro256** stream (llama.cpp: std::mt19937 with uniform_real_distribution),
 // seeded independently of the categorical selector's: make_sampler derives XTC's seed from the options'
 // seed, where llama.cpp gives both generators the same seed and so correlates their draws.
-// reset() reseeds. Copyable (copies the stream position); not thread-safe.
+// reset() reseeds. Copyable (copies the stream position); not thread-safe. Because apply() draws, a
+// chain with XTC cannot state its distribution without drawing (draws_random_numbers, concepts.hpp):
+// speculative decoding refuses it.
 #pragma once
 
 #include <nexttok/sampling/candidates.hpp>
@@ -24,6 +26,8 @@ namespace nexttok {
 
 class xtc {
 public:
+    static constexpr bool draws_random_numbers = true;
+
     // Throws invalid_argument_error when probability or threshold is NaN.
     xtc(float probability, float threshold, std::size_t min_keep, std::uint64_t seed)
         : probability_(probability), threshold_(threshold), min_keep_(min_keep), seed_(seed), rng_(seed) {
