@@ -37,10 +37,18 @@
 //   sampling.sampler_order        --samplers "a;b;c" | llama | hf, --sampling-seq CHARS
 //
 // Stop strings and DRY breakers understand the escapes \n \t \r \\ \" \' (as llama.cpp's -e).
+//
+// Speculative decoding (generate only; batch does not speculate), named after llama.cpp's flags:
+//
+//   drafter / speculative_options  flag                       llama.cpp / HF
+//   model_drafter                  --draft-model FILE         -md, --model-draft / HF assistant_model
+//   ngram_drafter(n_max)           --lookup-ngram N           HF max_matching_ngram_size
+//   draft_max / draft_min          --draft-max / --draft-min  --draft-max / --draft-min
 #pragma once
 
 #include <nexttok/generation/generation_options.hpp>
 #include <nexttok/sampling/sampler_order.hpp>
+#include <nexttok/speculative/speculative_options.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -195,6 +203,51 @@ inline void finish_generation_flags(nexttok::generation_options& g, const genera
     if (f.timeout_ms < 0) throw nexttok::invalid_argument_error("--timeout: " + std::to_string(f.timeout_ms) + " ms: must be >= 0");
     g.timeout = std::chrono::milliseconds(f.timeout_ms);
     g.sampling.penalize_prompt = !f.no_penalize_prompt;
+}
+
+// Speculative decoding: at most one drafter, and how many tokens it drafts per round.
+struct speculative_flags {
+    std::string draft_model;                 // model file of the drafter; empty: no model drafter
+    std::int64_t lookup_ngram = 0;           // n-gram lookup with n_max = N (down to 1); 0: off
+    nexttok::speculative_options options;    // draft_max, draft_min (adaptive k, the library's default)
+    const CLI::Option* draft_max = nullptr;  // the flags, to tell a value given from the default
+    const CLI::Option* draft_min = nullptr;
+
+    bool enabled() const noexcept { return !draft_model.empty() || lookup_ngram != 0; }
+    // The drafter's flag, for messages.
+    const char* drafter_flag() const noexcept { return draft_model.empty() ? "--lookup-ngram" : "--draft-model"; }
+};
+
+inline void add_speculative_flags(CLI::App& app, speculative_flags& f) {
+    app.add_option("--draft-model,--model-draft", f.draft_model,
+                   "speculative decoding with a draft model of --model's vocabulary (the same file works): the same "
+                   "text when greedy, the same distribution when sampling")
+        ->check(CLI::ExistingPath);
+    app.add_option("--lookup-ngram", f.lookup_ngram,
+                   "speculative decoding by prompt lookup: draft what followed the last N tokens (or N-1, ..., 1) "
+                   "where they occurred before (0: off)")
+        ->capture_default_str();
+    f.draft_max = app.add_option("--draft-max", f.options.draft_max, "tokens drafted per round at most (k adapts between --draft-min and this)")
+                      ->capture_default_str();
+    f.draft_min = app.add_option("--draft-min", f.options.draft_min, "fewest tokens drafted per round when k shrinks after a rejection")
+                      ->capture_default_str();
+}
+
+// Throws nexttok::invalid_argument_error for flags that contradict each other or a bad value.
+inline void finish_speculative_flags(const speculative_flags& f, const nexttok::generation_options& g) {
+    if (!f.draft_model.empty() && f.lookup_ngram != 0)
+        throw nexttok::invalid_argument_error("give --draft-model or --lookup-ngram, not both (one drafter)");
+    if (f.lookup_ngram < 0)
+        throw nexttok::invalid_argument_error("--lookup-ngram " + std::to_string(f.lookup_ngram) + ": must be >= 1 (0: off)");
+    if (!f.enabled()) {
+        if (f.draft_max->count() > 0 || f.draft_min->count() > 0)
+            throw nexttok::invalid_argument_error("--draft-max and --draft-min need a drafter: give --draft-model or --lookup-ngram");
+        return;
+    }
+    f.options.validate();
+    if (g.n_samples != 1)
+        throw nexttok::invalid_argument_error("--n-samples " + std::to_string(g.n_samples) + ": speculative decoding (" +
+                                              f.drafter_flag() + ") generates one sample");
 }
 
 }  // namespace flags

@@ -5,10 +5,14 @@
 //   generate --model stories260K.gguf --prompt "Once upon a time" -n 60 --temperature 0
 //   generate --model stories260K.gguf -p "Once" --repeat-penalty 1.3 --stop "." --logprobs 3
 //   generate                          (no model file: a built-in model with random weights)
+//   generate --model stories260K.gguf -p "Once" --draft-model stories260K-q8_0.gguf --draft-max 8
+//   generate --model stories260K.gguf -p "Once" --lookup-ngram 3     (speculative decoding)
 //
 // Every sampling and stopping flag sets one field of nexttok::generation_options (named after
 // llama.cpp's flag where llama.cpp has one), so a llama.cpp or Hugging Face setup carries over; the
-// flag help gives each default.
+// flag help gives each default. With a drafter (--draft-model, --lookup-ngram) generation goes
+// through generate_speculative() with the same options: the same text when greedy, the same
+// distribution when sampling, and the speculation's statistics on stderr.
 #include "demo_model.hpp"
 #include "flags.hpp"
 
@@ -20,6 +24,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -36,12 +41,15 @@ struct options {
     std::string cache_type = "scalar";  // the KV cache in --scalar's type, or q8_0 (8-bit blocks)
     int threads = 0;               // 0: one per hardware thread
     nexttok::generation_options gen;
+    flags::speculative_flags spec;  // the drafter, if any, and draft_max / draft_min
 };
 
 struct loaded {
     std::shared_ptr<const nexttok::model> model;
     std::optional<nexttok::tokenizer> tok;
     double load_seconds = 0.0;  // mapping and checking the model, reading the tokenizer
+    std::shared_ptr<const nexttok::model> draft;  // --draft-model; null without it
+    double draft_load_seconds = 0.0;
 };
 
 loaded load(const options& o) {
@@ -52,12 +60,19 @@ loaded load(const options& o) {
         std::cerr << "No --model given: generating from a built-in model with random weights (seed " << demo::seed
                   << "), so the text is meaningless.\nTry: --model ../shared/data/models/stories260K/stories260K.gguf "
                      "--prompt \"Once upon a time\"\n";
-        return l;
+    } else {
+        const auto t0 = std::chrono::steady_clock::now();
+        l.model = nexttok::load_model(o.model_path);
+        l.tok.emplace(nexttok::load_model_tokenizer(*l.model, o.tokenizer_path));
+        l.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    const auto t0 = std::chrono::steady_clock::now();
-    l.model = nexttok::load_model(o.model_path);
-    l.tok.emplace(nexttok::load_model_tokenizer(*l.model, o.tokenizer_path));
-    l.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!o.spec.draft_model.empty()) {
+        // Only the weights: the draft proposes ids of the target's vocabulary, which the target's
+        // tokenizer reads (generate_speculative checks that the vocabulary sizes agree).
+        const auto t0 = std::chrono::steady_clock::now();
+        l.draft = nexttok::load_model(o.spec.draft_model);
+        l.draft_load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
     return l;
 }
 
@@ -77,6 +92,47 @@ void print_logprobs(const nexttok::tokenizer& tok, const nexttok::generation_res
     }
 }
 
+// What a speculative generation reports besides its generation_result.
+struct speculation_report {
+    nexttok::speculative_result result;
+    std::string drafter;                // "draft model FILE" or "n-gram lookup, n N..1"
+    std::size_t draft_cache_bytes = 0;  // the draft model's KV cache; 0 for n-gram lookup
+};
+
+// --draft-model or --lookup-ngram: generate_speculative() with the same generation_options. The draft
+// model runs on its own decoder (with the target's thread count) and a cache of the target's type and
+// capacity, so that it can draft up to the end of the target's context.
+template <class Scalar, class Cache>
+speculation_report speculate(const options& o, const loaded& l, nexttok::decoder<Scalar>& dec, Cache& cache,
+                             std::span<const nexttok::token_id> prompt, const nexttok::token_callback& on_token) {
+    speculation_report s;
+    if (l.draft) {
+        nexttok::decoder<Scalar> draft_dec(l.draft, dec.n_threads());
+        Cache draft_cache(l.draft->config(), cache.capacity());
+        nexttok::model_drafter draft(draft_dec, draft_cache);
+        s.result = nexttok::generate_speculative(dec, cache, draft, *l.tok, prompt, o.gen, o.spec.options, on_token);
+        s.drafter = "draft model " + l.draft->file_name();
+        s.draft_cache_bytes = draft_cache.bytes();
+    } else {
+        nexttok::ngram_drafter draft(o.spec.lookup_ngram);
+        s.result = nexttok::generate_speculative(dec, cache, draft, *l.tok, prompt, o.gen, o.spec.options, on_token);
+        s.drafter = "n-gram lookup, n " + std::to_string(o.spec.lookup_ngram) + "..1";
+    }
+    return s;
+}
+
+// The statistics of a speculative generation, under its timing line.
+void print_speculation(const loaded& l, const speculation_report& s, const nexttok::speculative_options& spec) {
+    const nexttok::speculative_stats& st = s.result.speculation;
+    char acceptance[32] = "n/a (nothing drafted)";
+    if (st.n_drafted > 0) std::snprintf(acceptance, sizeof acceptance, "%.4f", st.acceptance_rate());
+    std::fprintf(stderr, "[%s] speculation (%s, k %lld..%lld): drafted: %lld tokens, accepted: %lld, acceptance: %s | "
+                         "rounds: %lld, target calls: %lld | tokens/round: %.2f\n",
+                 l.model->file_name().c_str(), s.drafter.c_str(), static_cast<long long>(spec.draft_min),
+                 static_cast<long long>(spec.draft_max), static_cast<long long>(st.n_drafted), static_cast<long long>(st.n_accepted),
+                 acceptance, static_cast<long long>(st.n_rounds), static_cast<long long>(st.n_target_calls), s.result.tokens_per_round());
+}
+
 template <class Scalar, class Cache>
 void run(const options& o, const loaded& l, const char* scalar_name) {
     const nexttok::model_config& c = l.model->config();
@@ -90,7 +146,26 @@ void run(const options& o, const loaded& l, const char* scalar_name) {
     };
 
     std::vector<nexttok::generation_result> results;
-    if (o.gen.n_samples == 1) {
+    std::optional<speculation_report> speculation;
+    if (o.spec.enabled()) {
+        if constexpr (nexttok::rewindable_kv_storage<Cache, Scalar>) {
+            // The prompt goes out with the first token, so that options the verification refuses
+            // (mirostat, XTC, a draft of another vocabulary) leave stdout empty.
+            bool started = false;
+            auto after_prompt = [&](const nexttok::token_event& e) {
+                if (!started) std::cout << o.prompt;
+                started = true;
+                return stream(e);
+            };
+            speculation = speculate(o, l, dec, cache, prompt, after_prompt);
+            if (!started) std::cout << o.prompt;
+            std::cout << std::endl;
+            results.push_back(speculation->result);
+        } else {
+            throw nexttok::invalid_argument_error(std::string(o.spec.drafter_flag()) +
+                                                  " drops rejected drafts from the KV cache: it cannot be combined with --no-cache");
+        }
+    } else if (o.gen.n_samples == 1) {
         std::cout << o.prompt << std::flush;
         results.push_back(nexttok::generate(dec, cache, *l.tok, prompt, o.gen, stream));
         std::cout << std::endl;
@@ -117,6 +192,7 @@ void run(const options& o, const loaded& l, const char* scalar_name) {
                      l.model->file_name().c_str(), results.size() > 1 ? ("sample " + std::to_string(i) + ": ").c_str() : "",
                      static_cast<long long>(t.n_prompt_tokens), t.prefill_tokens_per_second(), r.tokens.size(),
                      t.decode_tokens_per_second(), std::string(nexttok::to_string(r.reason)).c_str());
+        if (speculation) print_speculation(l, *speculation, o.spec.options);
     }
     const std::string cache_name = o.no_cache ? std::string(scalar_name) + ", no cache: scratch"
                                    : std::is_same_v<nexttok::kv_element_t<Cache>, nexttok::block_q8_0> ? std::string("q8_0")
@@ -125,6 +201,11 @@ void run(const options& o, const loaded& l, const char* scalar_name) {
                  l.model->file_name().c_str(), 1e3 * l.load_seconds, cache_name.c_str(),
                  cache.bytes(), static_cast<long long>(cache.capacity()), static_cast<unsigned long long>(l.model->weight_bytes()),
                  dec.n_threads(), nexttok::format_sampler_order(o.gen.sampling.sampler_order).c_str());
+    if (l.draft)
+        std::fprintf(stderr, "[%s] draft model %s: load: %.1f ms | KV cache (%s): %zu bytes for %lld positions | weights: %llu bytes\n",
+                     l.model->file_name().c_str(), l.draft->file_name().c_str(), 1e3 * l.draft_load_seconds, cache_name.c_str(),
+                     speculation->draft_cache_bytes, static_cast<long long>(cache.capacity()),
+                     static_cast<unsigned long long>(l.draft->weight_bytes()));
 }
 
 template <class Scalar>
@@ -148,6 +229,7 @@ int main(int argc, char** argv) {
     app.add_option("--cache-type", o.cache_type, "KV cache storage: scalar (--scalar's type) or q8_0 (8-bit blocks, 3.8x smaller than float)")
         ->capture_default_str()->check(CLI::IsMember({"scalar", "q8_0"}));
     app.add_option("-t,--threads", o.threads, "threads (0: one per hardware thread)")->capture_default_str()->check(CLI::Range(0, 1024));
+    flags::add_speculative_flags(app, o.spec);
     flags::generation_flags gf;
     flags::add_generation_flags(app, o.gen, gf);
     CLI11_PARSE(app, argc, argv);
@@ -155,6 +237,7 @@ int main(int argc, char** argv) {
     try {
         flags::finish_generation_flags(o.gen, gf);
         o.gen.validate();
+        flags::finish_speculative_flags(o.spec, o.gen);
         if (o.no_cache && o.cache_type != "scalar")
             throw nexttok::invalid_argument_error("--cache-type " + o.cache_type + " needs a KV cache: it cannot be combined with --no-cache");
         const loaded l = load(o);
