@@ -190,7 +190,8 @@ TEST(ngram_drafter, proposes_what_followed_the_latest_earlier_occurrence) {
     const std::vector<token_id> s{1, 5, 6, 7, 8, 5, 6, 9, 4, 5, 6};
     // The last bigram (5, 6) occurred at positions 5 (latest) and 1: after the latest came 9, 4, 5, 6.
     EXPECT_EQ(propose(d, s, 3), (std::vector<token_id>{9, 4, 5}));
-    EXPECT_EQ(propose(d, s, 10), (std::vector<token_id>{9, 4, 5, 6}));  // up to the end of the sequence
+    // Past the end of the sequence the match goes on over what was just proposed: 9, 4, 5, 6 repeat.
+    EXPECT_EQ(propose(d, s, 10), (std::vector<token_id>{9, 4, 5, 6, 9, 4, 5, 6, 9, 4}));
 }
 
 TEST(ngram_drafter, falls_back_to_shorter_ngrams_down_to_n_min) {
@@ -205,6 +206,7 @@ TEST(ngram_drafter, a_repeated_token_proposes_its_continuation) {
     // (7, 7) at the end matches (7, 7) at positions 1..2 (the latest earlier one): 5, 7 followed.
     const std::vector<token_id> s{7, 7, 7, 5, 7, 7};
     EXPECT_EQ(propose(ngram_drafter(2), s, 2), (std::vector<token_id>{5, 7}));
+    EXPECT_EQ(propose(ngram_drafter(2), std::vector<token_id>{4, 8, 8}, 3), (std::vector<token_id>{8, 8, 8})) << "a loop of period 1";
 }
 
 }  // namespace

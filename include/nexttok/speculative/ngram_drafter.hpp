@@ -39,15 +39,21 @@ public:
     void begin(std::span<const token_id>) noexcept {}
     void rollback(std::int64_t) noexcept {}
 
-    // Appends to `out` at most k tokens: those that followed the latest earlier occurrence of the
-    // longest suffix of `sequence` of n_max..n_min tokens that occurred before. Never calls pick.
+    // Appends to `out` k tokens, or none without a match: those that followed the latest earlier
+    // occurrence of the longest suffix of `sequence` of n_max..n_min tokens that occurred before,
+    // and past the end of the sequence the tokens just proposed, as if the match went on (an LZ77
+    // copy that overlaps itself): a sequence that loops with period p proposes k tokens of the loop,
+    // not only the p after the match. Never calls pick.
     template <class Pick>
     void propose(std::span<const token_id> sequence, std::int64_t k, Pick&, std::vector<token_id>& out) const {
         const auto n_seq = static_cast<std::int64_t>(sequence.size());
         const std::int64_t start = find(sequence);
         if (start < 0) return;
-        const std::int64_t count = std::min(k, n_seq - start);
-        for (std::int64_t i = 0; i < count; ++i) out.push_back(sequence[static_cast<std::size_t>(start + i)]);
+        const std::size_t base = out.size();
+        for (std::int64_t i = 0; i < k; ++i) {
+            const std::int64_t from = start + i;  // start < n_seq, so a proposed token is always behind
+            out.push_back(from < n_seq ? sequence[static_cast<std::size_t>(from)] : out[base + static_cast<std::size_t>(from - n_seq)]);
+        }
     }
 
     // The position of the token that followed the match propose() uses, or -1 without one.
