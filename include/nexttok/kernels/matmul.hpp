@@ -180,6 +180,8 @@ inline constexpr std::int64_t packed_rows_per_task = 48;
 // tokens (a batch of decode steps, a speculative verification) then costs about one decode step
 // for 2-3 tokens instead of 2.2-3.4 (1.1B shape, f16, 2 threads). The outputs are the same, bitwise.
 inline constexpr std::int64_t dense_in_place_tokens = 16;
+// The same for weights with an int8 kernel (q8_0, q4_0, k-quants): up to this many tokens, row_block.
+inline constexpr std::int64_t int8_in_place_tokens = 8;
 inline constexpr std::int64_t packed_prefill_tokens = tile_tokens;
 inline constexpr std::int64_t packed_prefill_columns = 512;
 static_assert(packed_prefill_tokens % tile_tokens == 0 && packed_prefill_columns % dot_step == 0);
@@ -354,7 +356,7 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
                 return detail::simd::prefetch_cursor{row_address(r1), row_address(std::min(rows, 2 * r1 - r0))};
             };
             if constexpr (detail::uses_int8<W>) {
-                if (n == 1) detail::row_block(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy);
+                if (n <= detail::int8_in_place_tokens) detail::row_block(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy);
                 else detail::row_block_prefill(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy, nullptr, nullptr, next_block());
             } else if constexpr (quant_block<W>) {
                 detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
