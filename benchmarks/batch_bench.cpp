@@ -7,9 +7,10 @@
 //
 // A case alternates, as decode_bench's decode does (support/decode_cases.hpp, paired_token), a
 // streaming pass over 1 GiB with 0.1 s of timed steps (the step right after a pass untimed), and
-// after every timed step runs one reference step, timed apart: a batch-1 step on another sequence
-// of the same pool (B > 1), or the same token on a contiguous kv_cache (B = 1). Each group of
-// steps is judged against what was measured beside it; a figure is the median over the groups.
+// beside every timed step (before and after it in turn) runs one reference step, timed apart: a
+// batch-1 step on another sequence of the same pool (B > 1), or the same token on a contiguous
+// kv_cache (B = 1). Each group of steps is judged against what was measured beside it; a figure
+// is the median over the groups.
 // Reported:
 // - tokens_per_s: the aggregate rate, B x steps / seconds over all timed steps;
 // - batch1_tokens_per_s (B > 1) / contiguous_tokens_per_s (B = 1): the reference steps' rate;
@@ -54,7 +55,7 @@ constexpr std::int64_t context = 128;  // cached positions before a sequence's f
 constexpr std::int64_t cycle = 16;     // tokens at positions context.. before the truncation: one block
 constexpr std::int64_t block_size = 16;
 // Seconds of timed steps per batch case (groups of 0.1 s: ten groups at small B, one step per group
-// at B = 32 in f16).
+// at B = 32 in f16); twice that at B = 1, whose paged_vs_contiguous is a ratio of two close figures.
 constexpr double batch_seconds = 1.0;
 
 // tokens_per_s of the prefill128 cases run so far, by "type/threads".
@@ -91,9 +92,9 @@ private:
     std::vector<Cache*> caches_;
     std::int64_t vocab_size_;
     std::int64_t n_steps_ = 0;
-    std::vector<nexttok::token_id> tokens_;                    // (B)
-    std::vector<nexttok::batch_sequence<Cache>> batch_;       // (B)
-    std::vector<float> logits_;                               // (B, vocab_size)
+    std::vector<nexttok::token_id> tokens_;               // (B)
+    std::vector<nexttok::batch_sequence<Cache>> batch_;  // (B)
+    std::vector<float> logits_;                          // (B, vocab_size)
 };
 
 // Positions [0, context) of `cache` hold `rows` (random keys then values, (2, context, kv_dim)), as
@@ -109,69 +110,25 @@ void fill_context(Cache& cache, const nexttok::model_config& c, const std::vecto
         }
 }
 
-void prefill(benchmark::State& state, tensor_type type, int n_threads) {
-    prefill_rates()[key(type, n_threads)] = nexttok::bench::prefill128(state, model_for(big, type), n_threads);
+// Reference steps run beside one group of steps.
+struct timing {
+    double seconds = 0.0;
+    std::int64_t steps = 0;
+};
+
+// The tokens_per_s of the prefill128 case of these weights and threads, 0 if it has not run.
+double prefill_rate(tensor_type type, int n_threads) {
+    const auto it = prefill_rates().find(key(type, n_threads));
+    return it == prefill_rates().end() ? 0.0 : it->second;
 }
 
-void batch_decode(benchmark::State& state, tensor_type type, int n_threads, std::int64_t n_batch) {
-    using pool_type = nexttok::paged_kv_cache<float>;
-    using view = nexttok::paged_sequence<pool_type>;
-    const auto& m = model_for(big, type);
-    const nexttok::model_config& c = m->config();
-    nexttok::decoder<float> dec(m, n_threads);
-
-    std::mt19937 rng(7);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::vector<float> rows(static_cast<std::size_t>(2 * context * c.kv_dim()));
-    for (float& v : rows) v = normal(rng);
-    // The batch's sequences and one more for the batch-1 reference, each its own blocks.
-    const std::int64_t blocks_per_sequence = (context + cycle + block_size - 1) / block_size;
-    pool_type pool(c, {.n_blocks = (n_batch + 1) * blocks_per_sequence, .block_size = block_size, .max_seq_len = context + cycle});
-    std::vector<view> views;
-    for (std::int64_t s = 0; s <= n_batch; ++s) {
-        views.push_back(pool.sequence(pool.create()));
-        fill_context(views.back(), c, rows);
-    }
-    nexttok::kv_cache<float> contiguous(c, context + cycle);
-    fill_context(contiguous, c, rows);
-
-    std::vector<view*> batch_views;
-    for (std::int64_t s = 0; s < n_batch; ++s) batch_views.push_back(&views[static_cast<std::size_t>(s)]);
-    decode_steps<view> step(std::move(batch_views), c.vocab_size);
-    decode_steps<view> paged_one({&views.back()}, c.vocab_size);
-    decode_steps<nexttok::kv_cache<float>> contiguous_one({&contiguous}, c.vocab_size);
-    const std::function<void()> reference = n_batch == 1 ? std::function<void()>([&] { contiguous_one(dec); })
-                                                         : std::function<void()>([&] { paged_one(dec); });
-
-    // A step's bytes and FLOPs, at the mean number of positions attended (context + (cycle + 1) / 2).
-    const double positions = static_cast<double>(context) + (cycle + 1) / 2.0;
+// The counters of a batch case from its groups of steps (pb), the reference steps beside each
+// group, and a step's arithmetic at the peak rate (compute_seconds).
+void report(benchmark::State& state, const nexttok::bench::paired_bandwidth& pb, const std::vector<timing>& references,
+            std::int64_t n_batch, double prefill, double compute_seconds) {
+    // Per group: the aggregate rate against the batch-1 rate beside it (the group's own at B = 1),
+    // against the bound, and against the reference's rate.
     const double b = static_cast<double>(n_batch);
-    const double bytes = static_cast<double>(m->weight_bytes()) +
-                         b * positions * static_cast<double>(nexttok::kv_cache_bytes(c, 1, sizeof(float)));
-    const double flops_per_token = 2.0 * (nexttok::bench::layer_macs_per_token(c) + static_cast<double>(c.vocab_size) * c.dim +
-                                          nexttok::bench::attention_macs(c, positions));
-
-    struct timing {
-        double seconds = 0.0;
-        std::int64_t steps = 0;
-    };
-    std::vector<timing> references;  // (groups of pb) the reference steps run beside each group
-    nexttok::bench::paired_bandwidth pb(n_threads);
-    for (auto _ : state) {
-        nexttok::bench::paired_token(state, pb, bytes, [&] { step(dec); });
-        state.PauseTiming();
-        if (references.size() < pb.groups().size()) references.resize(pb.groups().size());
-        const auto t0 = std::chrono::steady_clock::now();
-        reference();
-        references.back().seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        ++references.back().steps;
-        state.ResumeTiming();
-    }
-    pb.finish();
-
-    // Per group: the aggregate rate, the batch-1 rate beside it (the group's own at B = 1) and the
-    // reference's rate.
-    const double prefill_rate = prefill_rates().contains(key(type, n_threads)) ? prefill_rates()[key(type, n_threads)] : 0.0;
     std::vector<double> vs_batch1, vs_bound, vs_reference;
     double reference_seconds = 0.0, reference_steps = 0.0;
     for (std::size_t g = 0; g < references.size(); ++g) {
@@ -182,17 +139,109 @@ void batch_decode(benchmark::State& state, tensor_type type, int n_threads, std:
         const double batch1 = n_batch == 1 ? aggregate : reference_rate;
         vs_batch1.push_back(aggregate / batch1);
         vs_reference.push_back(aggregate / reference_rate);
-        if (prefill_rate > 0.0) vs_bound.push_back(aggregate / std::min(b * batch1, prefill_rate));
+        if (prefill > 0.0) vs_bound.push_back(aggregate / std::min(b * batch1, prefill));
         reference_seconds += references[g].seconds;
         reference_steps += static_cast<double>(references[g].steps);
     }
     state.counters["tokens_per_s"] = b * static_cast<double>(pb.tokens()) / pb.seconds();
     state.counters[n_batch == 1 ? "contiguous_tokens_per_s" : "batch1_tokens_per_s"] = reference_steps / reference_seconds;
     state.counters["vs_batch1"] = nexttok::bench::median(vs_batch1);
-    if (prefill_rate > 0.0) state.counters["vs_bound"] = nexttok::bench::median(vs_bound);
-    state.counters["roof_fraction"] = pb.median_fraction(b * flops_per_token / nexttok::bench::peak(n_threads));
+    if (prefill > 0.0) state.counters["vs_bound"] = nexttok::bench::median(vs_bound);
+    state.counters["roof_fraction"] = pb.median_fraction(compute_seconds);
     state.counters["bw_GBps"] = pb.median_bandwidth() / 1e9;
     if (n_batch == 1) state.counters["paged_vs_contiguous"] = nexttok::bench::median(vs_reference);
+}
+
+void prefill(benchmark::State& state, tensor_type type, int n_threads) {
+    prefill_rates()[key(type, n_threads)] = nexttok::bench::prefill128(state, model_for(big, type), n_threads);
+}
+
+using paged_pool = nexttok::paged_kv_cache<float>;
+using paged_view = nexttok::paged_sequence<paged_pool>;
+
+// The caches of a batch case: n_batch sequences of a paged pool, one more for the batch-1
+// reference, and a contiguous cache, each with `context` positions of the same random rows and
+// room for `cycle` more. Views point into the pool: not copyable, not movable.
+struct batch_caches {
+    batch_caches(const nexttok::model_config& c, std::int64_t n_batch)
+        : pool(c, {.n_blocks = (n_batch + 1) * ((context + cycle + block_size - 1) / block_size), .block_size = block_size,
+                   .max_seq_len = context + cycle}),
+          contiguous(c, context + cycle) {
+        std::mt19937 rng(7);
+        std::normal_distribution<float> normal(0.0f, 1.0f);
+        std::vector<float> rows(static_cast<std::size_t>(2 * context * c.kv_dim()));
+        for (float& v : rows) v = normal(rng);
+        for (std::int64_t s = 0; s <= n_batch; ++s) {
+            views.push_back(pool.sequence(pool.create()));
+            fill_context(views.back(), c, rows);
+        }
+        fill_context(contiguous, c, rows);
+    }
+    batch_caches(const batch_caches&) = delete;
+    batch_caches& operator=(const batch_caches&) = delete;
+
+    // The batch's views (all but the last).
+    std::vector<paged_view*> batch() {
+        std::vector<paged_view*> v;
+        for (std::size_t s = 0; s + 1 < views.size(); ++s) v.push_back(&views[s]);
+        return v;
+    }
+
+    paged_pool pool;
+    std::vector<paged_view> views;  // (n_batch + 1)
+    nexttok::kv_cache<float> contiguous;
+};
+
+// Bytes read and FLOPs of one step of n_batch tokens, at the mean number of positions attended
+// (context + (cycle + 1) / 2): the weights once and each sequence's keys and values; 2 per
+// multiply-add of the weight products, the classifier row and attention, per token.
+struct step_cost {
+    double bytes, flops;
+};
+step_cost cost_of_step(const nexttok::model& m, std::int64_t n_batch) {
+    const nexttok::model_config& c = m.config();
+    const double positions = static_cast<double>(context) + (cycle + 1) / 2.0;
+    const double b = static_cast<double>(n_batch);
+    return {static_cast<double>(m.weight_bytes()) + b * positions * static_cast<double>(nexttok::kv_cache_bytes(c, 1, sizeof(float))),
+            b * 2.0 * (nexttok::bench::layer_macs_per_token(c) + static_cast<double>(c.vocab_size) * c.dim +
+                       nexttok::bench::attention_macs(c, positions))};
+}
+
+void batch_decode(benchmark::State& state, tensor_type type, int n_threads, std::int64_t n_batch) {
+    const auto& m = model_for(big, type);
+    nexttok::decoder<float> dec(m, n_threads);
+    batch_caches caches(m->config(), n_batch);
+    const std::int64_t vocab_size = m->config().vocab_size;
+    decode_steps<paged_view> step(caches.batch(), vocab_size);
+    decode_steps<paged_view> paged_one({&caches.views.back()}, vocab_size);
+    decode_steps<nexttok::kv_cache<float>> contiguous_one({&caches.contiguous}, vocab_size);
+    const std::function<void()> reference = n_batch == 1 ? std::function<void()>([&] { contiguous_one(dec); })
+                                                         : std::function<void()>([&] { paged_one(dec); });
+    const step_cost cost = cost_of_step(*m, n_batch);
+
+    std::vector<timing> references;  // (groups of pb) the reference steps run beside each group
+    nexttok::bench::paired_bandwidth pb(n_threads);
+    // A reference step, outside the benchmark's timing, counted in the current group of pb.
+    const auto reference_step = [&] {
+        state.PauseTiming();
+        references.resize(pb.groups().size());
+        const auto t0 = std::chrono::steady_clock::now();
+        reference();
+        references.back().seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        ++references.back().steps;
+        state.ResumeTiming();
+    };
+    // The pair in alternating order, so that neither always follows the other (the first step
+    // opens the first group).
+    bool reference_first = false;
+    for (auto _ : state) {
+        if (reference_first) reference_step();
+        nexttok::bench::paired_token(state, pb, cost.bytes, [&] { step(dec); });
+        if (!reference_first) reference_step();
+        reference_first = !reference_first;
+    }
+    pb.finish();
+    report(state, pb, references, n_batch, prefill_rate(type, n_threads), cost.flops / nexttok::bench::peak(n_threads));
 }
 
 }  // namespace
@@ -210,7 +259,7 @@ int main(int argc, char** argv) {
             for (std::int64_t n_batch : {1, 2, 4, 8, 16, 32})
                 benchmark::RegisterBenchmark(("batch_decode/" + weights + "/batch:" + std::to_string(n_batch) + suffix).c_str(),
                                              [type, threads, n_batch](benchmark::State& st) { batch_decode(st, type, threads, n_batch); })
-                    ->UseRealTime()->MinTime(batch_seconds)->Unit(benchmark::kMillisecond);
+                    ->UseRealTime()->MinTime(n_batch == 1 ? 2 * batch_seconds : batch_seconds)->Unit(benchmark::kMillisecond);
         }
     }
     benchmark::Initialize(&argc, argv);
