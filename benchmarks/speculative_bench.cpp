@@ -1,6 +1,6 @@
 // Speculative decoding against plain greedy decoding of the same 1.1B-shape f16 target (random
 // weights, TinyLlama's shape: support/decode_cases.hpp), with two drafters:
-// - model: the target's own weights quantized to q4_0 (support/quantized_copy.hpp), greedy drafts
+// - model: the target's own weights quantized to q4_0 (nexttok/model/quantized_copy.hpp), greedy drafts
 //   ("self-speculation");
 // - ngram: prompt lookup (ngram_drafter, n = 3..1) on a prompt of one 32-token passage three times.
 // Each case runs plain generate() and speculative_generator on the same prompt for the same number
@@ -27,6 +27,7 @@
 //   nexttok_speculative_bench --benchmark_counters_tabular=true
 #include <nexttok/cache/kv_cache.hpp>
 #include <nexttok/decoder/decoder.hpp>
+#include <nexttok/model/quantized_copy.hpp>
 #include <nexttok/generation/generate.hpp>
 #include <nexttok/sampling/greedy.hpp>
 #include <nexttok/sampling/sampler_chain.hpp>
@@ -36,7 +37,6 @@
 #include <nexttok/stopping/max_new_tokens.hpp>
 
 #include "support/decode_cases.hpp"
-#include "support/quantized_copy.hpp"
 #include "support/roofline.hpp"
 
 #include <benchmark/benchmark.h>
@@ -72,7 +72,7 @@ struct models {
 const models& bench_models() {
     static const models m = [] {
         auto target = nexttok::make_random_model(nexttok::bench::shapes[1].config, 1234, nexttok::tensor_type::f16);
-        auto draft = nexttok::bench::quantized_copy(*target, nexttok::tensor_type::q4_0);
+        auto draft = nexttok::quantized_copy(*target, nexttok::tensor_type::q4_0);
         return models{std::move(target), std::move(draft)};
     }();
     return m;

@@ -9,4 +9,5 @@
 #include <nexttok/model/model.hpp>
 #include <nexttok/model/model_config.hpp>
 #include <nexttok/model/model_weights.hpp>
+#include <nexttok/model/quantized_copy.hpp>
 #include <nexttok/model/random_model.hpp>

@@ -262,6 +262,8 @@ TEST_F(speculative_refusals, bad_prompts_and_ngram_sizes) {
     EXPECT_NE(what.find("n_min = 0"), std::string::npos) << what;
     what = refusal([] { ngram_drafter bad(2, 3); });
     EXPECT_NE(what.find("n_max = 2"), std::string::npos) << what;
+    what = refusal([&] { quantized_copy(*s_->m, tensor_type::q4_k); });
+    EXPECT_NE(what.find("quantized_copy: type q4_k (expected q8_0 or q4_0)"), std::string::npos) << what;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <nexttok/kernels/quantize.hpp>
 #include <nexttok/model/load_model.hpp>
 #include <nexttok/model/model.hpp>
+#include <nexttok/model/quantized_copy.hpp>
 #include <nexttok/model/random_model.hpp>
 #include <nexttok/tokenizer.hpp>
 
@@ -44,53 +45,6 @@ inline std::shared_ptr<const model> random_draft(std::uint64_t seed = 7) {
     c.n_kv_heads = 2;
     c.max_seq_len = 512;
     return make_random_model(c, seed);
-}
-
-// `m` with every matrix whose rows are a whole number of 32-value blocks stored as `type` (q8_0 or
-// q4_0, quantized as llama.cpp's reference quantize_row_*_ref), the others (norms, stories260K's
-// ffn_down of 172 columns) copied as they are, in one buffer the new model owns. A tied classifier
-// stays tied.
-inline std::shared_ptr<const model> quantized_copy(const model& m, tensor_type type) {
-    model_weights w = m.weights();
-    std::vector<tensor_view*> views{&w.token_embd, &w.output_norm, &w.output};
-    for (layer_weights& l : w.layers)
-        for (tensor_view* t : {&l.attn_norm, &l.attn_q, &l.attn_k, &l.attn_v, &l.attn_output, &l.ffn_norm, &l.ffn_gate,
-                               &l.ffn_up, &l.ffn_down})
-            views.push_back(t);
-    const bool tied = w.output.data == w.token_embd.data;
-    if (tied) views.erase(views.begin() + 2);
-
-    const std::size_t block_bytes = type == tensor_type::q8_0 ? sizeof(block_q8_0) : sizeof(block_q4_0);
-    auto quantized = [](const tensor_view& t) { return t.n_dims == 2 && t.cols() % 32 == 0; };
-    auto new_bytes = [&](const tensor_view& t) { return quantized(t) ? t.rows() * (t.cols() / 32) * block_bytes : t.n_bytes; };
-    std::size_t total = 0;
-    for (const tensor_view* t : views) total += (new_bytes(*t) + 63) / 64 * 64;
-    model::memory_buffer buf = model::memory_buffer::allocate(total, "<" + to_string(type) + " copy of " + m.file_name() + ">");
-
-    std::size_t offset = 0;
-    std::vector<float> row;
-    for (tensor_view* t : views) {
-        std::byte* dst = buf.bytes.get() + offset;
-        const std::size_t n = new_bytes(*t);
-        if (quantized(*t)) {
-            row.resize(t->cols());
-            const auto cols = static_cast<std::int64_t>(t->cols());
-            for (std::uint64_t r = 0; r < t->rows(); ++r) {
-                read_row(*t, static_cast<std::int64_t>(r), row.data());
-                std::byte* out = dst + r * (t->cols() / 32) * block_bytes;
-                if (type == tensor_type::q8_0) quantize_row_q8_0(row.data(), reinterpret_cast<block_q8_0*>(out), cols);
-                else quantize_row_q4_0(row.data(), reinterpret_cast<block_q4_0*>(out), cols);
-            }
-            t->type = type;
-        } else {
-            std::memcpy(dst, t->data, n);
-        }
-        t->data = dst;
-        t->n_bytes = n;
-        offset += (n + 63) / 64 * 64;
-    }
-    if (tied) w.output = w.token_embd;
-    return std::make_shared<const model>(m.config(), std::move(w), std::move(buf));
 }
 
 inline std::shared_ptr<const model> q8_0_copy(const model& m) { return quantized_copy(m, tensor_type::q8_0); }

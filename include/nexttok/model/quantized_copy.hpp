@@ -1,9 +1,9 @@
 // A copy of a model with its matrices quantized to q8_0 or q4_0 (llama.cpp's reference rounding,
-// kernels/quantize.hpp), built in memory: the same weights stored more coarsely, as a
-// self-speculation draft. (tests/speculative/speculative_test_util.hpp has the same function for the
-// tests; benchmarks cannot include the tests' support files.)
+// kernels/quantize.hpp), built in memory: the same weights stored more coarsely, e.g. as a
+// self-speculation draft (speculative/model_drafter.hpp) of the model it came from.
 #pragma once
 
+#include <nexttok/error.hpp>
 #include <nexttok/kernels/matmul.hpp>
 #include <nexttok/kernels/quantize.hpp>
 #include <nexttok/model/model.hpp>
@@ -12,14 +12,19 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
-namespace nexttok::bench {
+namespace nexttok {
 
 // `m` with every matrix whose rows are a whole number of 32-value blocks stored as `type` (q8_0 or
-// q4_0), the others (norms) copied as they are, in one buffer the new model owns. A tied classifier
-// stays tied. Cost: one read_row and one quantize_row per row (a few seconds for 1.1B weights).
+// q4_0, quantized as llama.cpp's reference quantize_row_*_ref), the others (norms, rows of other
+// lengths) copied as they are, in one buffer the new model owns. A tied classifier stays tied.
+// Cost: one read_row and one quantize_row per row (seconds for 1.1B weights). Throws
+// invalid_argument_error for another type.
 inline std::shared_ptr<const model> quantized_copy(const model& m, tensor_type type) {
+    if (type != tensor_type::q8_0 && type != tensor_type::q4_0)
+        throw invalid_argument_error("quantized_copy: type " + to_string(type) + " (expected q8_0 or q4_0)");
     model_weights w = m.weights();
     std::vector<tensor_view*> views{&w.token_embd, &w.output_norm, &w.output};
     for (layer_weights& l : w.layers)
@@ -34,10 +39,10 @@ inline std::shared_ptr<const model> quantized_copy(const model& m, tensor_type t
     auto new_bytes = [&](const tensor_view& t) { return quantized(t) ? t.rows() * (t.cols() / 32) * block_bytes : t.n_bytes; };
     std::size_t total = 0;
     for (const tensor_view* t : views) total += (new_bytes(*t) + 63) / 64 * 64;
-    model::memory_buffer buf = model::memory_buffer::allocate(total, "<" + to_string(type) + " copy>");
+    model::memory_buffer buf = model::memory_buffer::allocate(total, "<" + to_string(type) + " copy of " + m.file_name() + ">");
 
     std::size_t offset = 0;
-    std::vector<float> row;  // (cols): one row of the source matrix in float
+    std::vector<float> row;
     for (tensor_view* t : views) {
         std::byte* dst = buf.bytes.get() + offset;
         const std::size_t n = new_bytes(*t);
@@ -62,4 +67,4 @@ inline std::shared_ptr<const model> quantized_copy(const model& m, tensor_type t
     return std::make_shared<const model>(m.config(), std::move(w), std::move(buf));
 }
 
-}  // namespace nexttok::bench
+}  // namespace nexttok
