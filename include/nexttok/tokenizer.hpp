@@ -7,6 +7,7 @@
 #include <nexttok/tokenizer/bpe_tokenizer.hpp>
 #include <nexttok/tokenizer/decode_state.hpp>
 #include <nexttok/tokenizer/detokenizer.hpp>
+#include <nexttok/tokenizer/gguf_pre_tokenizers.hpp>
 #include <nexttok/tokenizer/gguf_vocab.hpp>
 #include <nexttok/tokenizer/gpt2_tokenizer_files.hpp>
 #include <nexttok/tokenizer/hf_tokenizer_file.hpp>
@@ -14,6 +15,7 @@
 #include <nexttok/tokenizer/load_tokenizer_file.hpp>
 #include <nexttok/tokenizer/model_tokenizer.hpp>
 #include <nexttok/tokenizer/pre_tokenizer.hpp>
+#include <nexttok/tokenizer/pre_tokenizer_kind.hpp>
 #include <nexttok/tokenizer/spm_model_file.hpp>
 #include <nexttok/tokenizer/spm_tokenizer.hpp>
 #include <nexttok/tokenizer/tokenizer.hpp>

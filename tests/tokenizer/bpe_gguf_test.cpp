@@ -125,9 +125,10 @@ TEST_F(BpeGgufFile, IgnoreMergesEmitsAWholePreTokenThatIsAToken) {
     EXPECT_EQ(llama3.decode(ids{abc}), "abc");
 }
 
-TEST_F(BpeGgufFile, AnAbsentPreIsGpt2sDefault) {
+// As llama.cpp: an absent pre is "default", llama.cpp's fallback list (not GPT-2's expression).
+TEST_F(BpeGgufFile, AnAbsentPreIsLlamaCppsDefault) {
     const tokenizer tok = load(vocab({"a b"}, nullptr));
-    EXPECT_EQ(tok.bpe()->pre().kind(), pre_tokenizer_kind::gpt2);
+    EXPECT_EQ(tok.bpe()->pre().kind(), pre_tokenizer_kind::llama_cpp_default);
     EXPECT_EQ(tok.bos(), no_token);  // BPE has no default special ids
     EXPECT_EQ(tok.eos(), no_token);
     EXPECT_THROW((void)tok.encode("a", /*add_bos=*/true), invalid_argument_error);
@@ -148,7 +149,10 @@ TEST_F(BpeGgufFile, SpecialIdsAndFlagsFromTheFile) {
 }
 
 TEST_F(BpeGgufFile, AnUnknownPreTokenizerIsUnsupportedAndNamed) {
-    expect_error<unsupported_error>(vocab({"a b"}, "deepseek-coder"), {"bpe.gguf", "tokenizer.ggml.pre", "'deepseek-coder'"});
+    // The message names the file, the key, the name and lists the known names.
+    expect_error<unsupported_error>(vocab({"a b"}, "gemma4"),
+                                    {"bpe.gguf", "tokenizer.ggml.pre", "'gemma4'", "supported: 'default'", "'deepseek-llm'",
+                                     "'starcoder'", "'tekken'", "'mellum2'"});
 }
 
 TEST_F(BpeGgufFile, MissingMergesAreAFormatError) {

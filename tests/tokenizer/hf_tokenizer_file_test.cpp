@@ -190,6 +190,24 @@ TEST_F(HfTokenizerFile, Qwen2LayoutAndTokenizerConfig) {
     EXPECT_EQ(tok.bos(), no_token);
 }
 
+// StarCoder's layout: Digits(individual_digits) then ByteLevel with GPT-2's expression, which is
+// llama.cpp's "starcoder" list; Digits without individual_digits keeps number runs.
+TEST_F(HfTokenizerFile, DigitsThenByteLevelIsStarCodersPreTokenizer) {
+    const auto digits_then_byte_level = [](bool individual) {
+        return json{{"type", "Sequence"},
+                    {"pretokenizers", json::array({{{"type", "Digits"}, {"individual_digits", individual}}, byte_level_pre_tokenizer()})}};
+    };
+    write_json(dir_.path() / "starcoder.json", small([&](json& j) { j["pre_tokenizer"] = digits_then_byte_level(true); }));
+    const tokenizer tok = load_hf_tokenizer(dir_.path() / "starcoder.json");
+    EXPECT_EQ(tok.bpe()->pre().kind(), pre_tokenizer_kind::starcoder);
+    EXPECT_EQ(tok.bpe()->pre().split("abc 2024"), (std::vector<std::string_view>{"abc", " ", "2", "0", "2", "4"}));
+
+    write_json(dir_.path() / "runs.json", small([&](json& j) { j["pre_tokenizer"] = digits_then_byte_level(false); }));
+    const tokenizer runs = load_hf_tokenizer(dir_.path() / "runs.json");
+    EXPECT_EQ(runs.bpe()->pre().kind(), pre_tokenizer_kind::custom);
+    EXPECT_EQ(runs.bpe()->pre().split("abc 2024"), (std::vector<std::string_view>{"abc", " ", "2024"}));
+}
+
 TEST_F(HfTokenizerFile, AddedTokensAndACustomExpression) {
     write_json(dir_.path() / "custom.json", small([](json& j) {
                    j["pre_tokenizer"] = split_then_byte_level(R"(\p{L}|[^\p{L}]+)");  // one letter per piece

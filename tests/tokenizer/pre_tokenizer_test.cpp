@@ -95,10 +95,11 @@ TEST(PreTokenizer, Llama3AndQwen2Expressions) {
 
 TEST(PreTokenizer, KindsFromGgufNamesAndPatterns) {
     EXPECT_EQ(pre_tokenizer_kind_from_gguf("gpt-2"), pre_tokenizer_kind::gpt2);
-    EXPECT_EQ(pre_tokenizer_kind_from_gguf("default"), pre_tokenizer_kind::gpt2);
+    EXPECT_EQ(pre_tokenizer_kind_from_gguf("default"), pre_tokenizer_kind::llama_cpp_default);
     EXPECT_EQ(pre_tokenizer_kind_from_gguf("llama-bpe"), pre_tokenizer_kind::llama3);
     EXPECT_EQ(pre_tokenizer_kind_from_gguf("qwen2"), pre_tokenizer_kind::qwen2);
-    EXPECT_EQ(pre_tokenizer_kind_from_gguf("falcon"), std::nullopt);
+    EXPECT_EQ(pre_tokenizer_kind_from_gguf("falcon"), pre_tokenizer_kind::falcon);
+    EXPECT_EQ(pre_tokenizer_kind_from_gguf("no-such-model"), std::nullopt);
     EXPECT_EQ(pre_tokenizer::from_pattern(std::string(pre_tokenizer::qwen2_pattern)).kind(), pre_tokenizer_kind::qwen2);
     EXPECT_EQ(pre_tokenizer::from_pattern("\\S+").kind(), pre_tokenizer_kind::custom);
     EXPECT_THROW((void)pre_tokenizer::from_pattern("[unclosed"), invalid_argument_error);

@@ -6,11 +6,12 @@
 //   add_bos_token, add_eos_token, add_space_prefix (optional; defaults true, false, true)
 // and for tokenizer.ggml.model = "gpt2" (byte-level BPE):
 //   merges       array of strings "left right" (required), in rank order
-//   pre          the pre-tokenizer (optional, "default" when absent, as llama.cpp): "gpt-2"/"default",
-//                "llama-bpe"/"llama3"/"llama-v3" (which also sets ignore_merges and add_bos by
-//                default), "qwen2"; any other name is unsupported_error naming it
-//   bos/eos/unknown_token_id (optional; default none), add_bos_token (default: Llama 3 true,
-//                others false), add_eos_token (default false)
+//   pre          the pre-tokenizer (optional, "default" when absent, as llama.cpp): any byte-level
+//                name llama.cpp knows (gguf_pre_tokenizers.hpp), which also chooses ignore_merges
+//                and the default of add_bos_token; any other name is unsupported_error naming it
+//                and listing the known ones
+//   bos/eos/unknown_token_id (optional; default none), add_bos_token (default: the name's, e.g.
+//                true for Llama 3 and Tekken), add_eos_token (default false)
 // tokenizer.ggml.model = "llama" (SentencePiece BPE) and "gpt2" are implemented; other models are
 // unsupported_error. Every array length, type value and id is checked: format_error naming the file,
 // the key, its offset and what was expected.
@@ -20,6 +21,7 @@
 #include <nexttok/io/gguf.hpp>
 #include <nexttok/tokenizer/bpe_tokenizer.hpp>
 #include <nexttok/tokenizer/detail/merge_rules.hpp>
+#include <nexttok/tokenizer/gguf_pre_tokenizers.hpp>
 #include <nexttok/tokenizer/pre_tokenizer.hpp>
 #include <nexttok/tokenizer/spm_tokenizer.hpp>
 #include <nexttok/tokenizer/tokenizer.hpp>
@@ -111,11 +113,13 @@ inline bpe_tokenizer load_gguf_bpe_tokenizer(const gguf_file& file) {
 
     // llama.cpp reads an absent pre as "default" (with a warning that quality may degrade).
     const std::string_view pre_name = file.find_string(pre_key).value_or("default");
-    const std::optional<pre_tokenizer_kind> kind = pre_tokenizer_kind_from_gguf(pre_name);
-    if (!kind)
-        throw unsupported_error(file.name() + ": metadata key '" + std::string(pre_key) + "': pre-tokenizer '" +
-                                std::string(pre_name) +
-                                "' is not supported (supported: 'gpt-2', 'default', 'llama-bpe', 'llama3', 'llama-v3', 'qwen2')");
+    const gguf_pre_tokenizer* pre = find_gguf_pre_tokenizer(pre_name);
+    if (pre == nullptr) {
+        const gguf_value* v = file.find(pre_key);
+        throw unsupported_error(file.name() + ": metadata key '" + std::string(pre_key) + "' at offset " +
+                                detail::hex_offset(v != nullptr ? v->offset : 0) + ": pre-tokenizer '" + std::string(pre_name) +
+                                "' is not supported (supported: " + gguf_pre_tokenizer_names() + ")");
+    }
 
     vocabulary vocab = load_gguf_vocabulary(file, special_token_ids{});  // no default special ids
     const std::vector<std::string_view> lines = file.get_string_array(merges_key);
@@ -133,7 +137,7 @@ inline bpe_tokenizer load_gguf_bpe_tokenizer(const gguf_file& file) {
     }
 
     bpe_options options;
-    options.ignore_merges = *kind == pre_tokenizer_kind::llama3;
+    options.ignore_merges = pre->ignore_merges;
     const std::optional<bool> add_bos = file.find_bool("tokenizer.ggml.add_bos_token");
     const std::optional<bool> add_eos = file.find_bool("tokenizer.ggml.add_eos_token");
     // As llama.cpp's check_add_special_token: asking for BOS/EOS without its id is an error.
@@ -141,9 +145,9 @@ inline bpe_tokenizer load_gguf_bpe_tokenizer(const gguf_file& file) {
         detail::fail_gguf_key(file, "tokenizer.ggml.add_bos_token", "false, since tokenizer.ggml.bos_token_id is not set");
     if (add_eos.value_or(false) && vocab.eos() == no_token)
         detail::fail_gguf_key(file, "tokenizer.ggml.add_eos_token", "false, since tokenizer.ggml.eos_token_id is not set");
-    options.add_bos = add_bos.value_or(*kind == pre_tokenizer_kind::llama3 && vocab.bos() != no_token);
+    options.add_bos = add_bos.value_or(pre->add_bos && vocab.bos() != no_token);
     options.add_eos = add_eos.value_or(false);
-    return bpe_tokenizer(std::move(vocab), merges, pre_tokenizer(*kind), options);
+    return bpe_tokenizer(std::move(vocab), merges, pre_tokenizer(pre->kind), options);
 }
 
 // The tokenizer of a GGUF model, by tokenizer.ggml.model: "llama" (SentencePiece BPE) or "gpt2"

@@ -5,8 +5,9 @@
 //                    supported (unsupported_error)
 //   added_tokens     [{id, content, special}]: special -> control (matched only with parse_special),
 //                    otherwise user-defined (always matched, decoded as plain text)
-//   pre_tokenizer    ByteLevel (use_regex: GPT-2's expression), or a Sequence of one Split
-//                    (pattern Regex or String, behaviour "Isolated") and ByteLevel(use_regex false);
+//   pre_tokenizer    ByteLevel (use_regex: GPT-2's expression), or a Sequence of Splits (pattern
+//                    Regex or String, behaviour "Isolated"), Digits (individual_digits: \p{N}, else
+//                    \p{N}+) and one ByteLevel, applied in their order (DeepSeek, StarCoder);
 //                    add_prefix_space is not supported
 //   normalizer       none, or NFC (Qwen2), which is not applied: see below
 //   post_processor   TemplateProcessing that starts (ends) with a special token: that token is BOS
@@ -147,18 +148,16 @@ inline pre_tokenizer read_hf_pre_tokenizer(const json_fields& f, const json& roo
             steps.emplace_back(&list[i], "pre_tokenizer.pretokenizers[" + std::to_string(i) + "]");
     }
 
-    std::optional<std::string> pattern;
+    std::vector<std::string> patterns;  // in the order the steps apply
     bool byte_level = false;
     const auto unsupported = [&](const std::string& path, const std::string& what) {
         throw unsupported_error(f.file() + ": '" + path + "': " + what);
     };
-    const auto set_pattern = [&](const std::string& path, std::string p) {
-        if (pattern) unsupported(path, "a second splitting step (only one regular expression is supported)");
-        pattern = std::move(p);
-    };
+    const auto set_pattern = [&](const std::string&, std::string p) { patterns.push_back(std::move(p)); };
     for (const auto& [step, path] : steps) {
         const std::string& type = f.string(f.require(f.object(*step, path), "type", path + ".type"), path + ".type");
         if (type == "ByteLevel") {
+            if (byte_level) unsupported(path, "a second ByteLevel step");
             if (f.flag(*step, "add_prefix_space", false, path + ".add_prefix_space"))
                 unsupported(path, "add_prefix_space is not supported");
             byte_level = true;
@@ -177,14 +176,17 @@ inline pre_tokenizer read_hf_pre_tokenizer(const json_fields& f, const json& roo
             } else {
                 f.fail(path + ".pattern", "an object with 'Regex' or 'String'");
             }
+        } else if (type == "Digits") {
+            // tokenizers' Digits isolates runs of char::is_numeric (Unicode N), or each one.
+            set_pattern(path, f.flag(*step, "individual_digits", false, path + ".individual_digits") ? "\\p{N}" : "\\p{N}+");
         } else {
-            unsupported(path, "pre-tokenizer type '" + type + "' is not supported (supported: ByteLevel, Split, Sequence)");
+            unsupported(path, "pre-tokenizer type '" + type + "' is not supported (supported: ByteLevel, Split, Digits, Sequence)");
         }
     }
     if (!byte_level) throw unsupported_error(f.file() + ": 'pre_tokenizer' has no ByteLevel step: only byte-level BPE is supported");
-    if (!pattern) throw unsupported_error(f.file() + ": 'pre_tokenizer' does not split the text (no Split, ByteLevel use_regex false)");
+    if (patterns.empty()) throw unsupported_error(f.file() + ": 'pre_tokenizer' does not split the text (no Split, ByteLevel use_regex false)");
     try {
-        return pre_tokenizer::from_pattern(std::move(*pattern));
+        return pre_tokenizer::from_patterns(std::move(patterns));
     } catch (const invalid_argument_error& e) {
         throw format_error(f.file() + ": 'pre_tokenizer': " + e.what());
     }

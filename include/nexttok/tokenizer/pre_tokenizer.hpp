@@ -1,24 +1,27 @@
-// The pre-tokenizer of byte-level BPE: a regular expression cuts the text into pieces (words,
-// numbers, punctuation runs, whitespace) and BPE merges never cross a piece boundary. The pieces are
-// the matches and, between them, any text the expression does not match (HF's Split with behaviour
-// "Isolated"), so their concatenation is always the text, byte for byte, even invalid UTF-8.
+// The pre-tokenizer of byte-level BPE: regular expressions cut the text into pieces (words, numbers,
+// punctuation runs, whitespace) and BPE merges never cross a piece boundary. Each expression cuts
+// every piece of the one before it, as a subject of its own; the pieces are the matches and, between
+// them, any text the expression does not match (HF's Split with behaviour "Isolated"), so their
+// concatenation is always the text, byte for byte, even invalid UTF-8. An empty match is a cut
+// (SuperBPE's (?=(\d{3})+(?!\d)) cuts a number before each group of three digits).
 //
-// The three expressions of the models we support, as their tokenizer.json / tiktoken define them:
-//   gpt2    GPT-2 (also GGUF pre "default"), HF's ByteLevel(use_regex = true)
-//   llama3  Llama 3: case-insensitive contractions, letters with one leading non-letter, digits in
-//           groups of at most 3, newlines kept with the punctuation or whitespace before them
-//   qwen2   Qwen2: as Llama 3 but one digit per piece
-// and "custom" for any other expression (a tokenizer.json Split pattern).
+// The built-in kinds are llama.cpp's lists (pre_tokenizer_kind.hpp; gpt2, llama3 and qwen2 are the
+// expressions of GPT-2, Llama 3 and Qwen2); "custom" is any other list (tokenizer.json Splits).
 //
-// Cost: the expression is compiled (and JIT-compiled) once per pre_tokenizer; matching needs one
-// PCRE2 match data (a scratch), which the caller keeps across calls. Thread-safety: immutable; concurrent split() calls are safe.
+// Cost: the expressions are compiled (and JIT-compiled) once per pre_tokenizer; matching needs one
+// PCRE2 match data (a scratch), which the caller keeps across calls. Thread-safety: immutable;
+// concurrent split() calls are safe, each with its own scratch.
 #pragma once
 
 #include <nexttok/error.hpp>
 #include <nexttok/tokenizer/detail/pcre2_regex.hpp>
+#include <nexttok/tokenizer/detail/pre_tokenizer_patterns.hpp>
+#include <nexttok/tokenizer/detail/utf8.hpp>
+#include <nexttok/tokenizer/gguf_pre_tokenizers.hpp>
+#include <nexttok/tokenizer/pre_tokenizer_kind.hpp>
 
+#include <algorithm>
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,49 +29,40 @@
 
 namespace nexttok {
 
-enum class pre_tokenizer_kind { gpt2, llama3, qwen2, custom };
-
-inline std::string_view to_string(pre_tokenizer_kind kind) noexcept {
-    switch (kind) {
-        case pre_tokenizer_kind::gpt2: return "gpt2";
-        case pre_tokenizer_kind::llama3: return "llama3";
-        case pre_tokenizer_kind::qwen2: return "qwen2";
-        case pre_tokenizer_kind::custom: return "custom";
-    }
-    return "?";
-}
-
-// The kind that GGUF's tokenizer.ggml.pre names (llama.cpp's names), or nullopt when we do not
-// implement it. An absent key means "default" (llama.cpp warns and uses its default expressions).
-inline std::optional<pre_tokenizer_kind> pre_tokenizer_kind_from_gguf(std::string_view pre) noexcept {
-    if (pre == "gpt-2" || pre == "default") return pre_tokenizer_kind::gpt2;
-    if (pre == "llama-bpe" || pre == "llama3" || pre == "llama-v3") return pre_tokenizer_kind::llama3;
-    if (pre == "qwen2") return pre_tokenizer_kind::qwen2;
-    return std::nullopt;
-}
-
 class pre_tokenizer {
 public:
-    static constexpr std::string_view gpt2_pattern =
-        R"re('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)re";
-    static constexpr std::string_view llama3_pattern =
-        R"re((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)re";
-    static constexpr std::string_view qwen2_pattern =
-        R"re((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)re";
+    static constexpr std::string_view gpt2_pattern = detail::pre_patterns::gpt2;
+    static constexpr std::string_view llama3_pattern = detail::pre_patterns::llama3;
+    static constexpr std::string_view qwen2_pattern = detail::pre_patterns::qwen2;
 
     // One of the built-in kinds; invalid_argument_error for custom (use from_pattern).
-    explicit pre_tokenizer(pre_tokenizer_kind kind) : kind_(kind), regex_(std::string(pattern_of(kind))) {}
+    explicit pre_tokenizer(pre_tokenizer_kind kind) : kind_(kind) {
+        if (kind == pre_tokenizer_kind::custom)
+            throw invalid_argument_error("pre_tokenizer: a custom pre-tokenizer needs its patterns (from_pattern)");
+        for (const std::string_view p : pre_tokenizer_patterns(kind)) regexes_.emplace_back(std::string(p));
+    }
 
-    // Any expression PCRE2 accepts (with UTF and UCP). The kind is that of a built-in expression when
-    // the pattern is one of them, else custom. invalid_argument_error when it does not compile.
+    // Any expression PCRE2 accepts (with UTF and UCP). The kind is that of a built-in kind when the
+    // pattern is its whole list, else custom. invalid_argument_error when it does not compile.
     static pre_tokenizer from_pattern(std::string pattern) {
-        for (const pre_tokenizer_kind k : {pre_tokenizer_kind::gpt2, pre_tokenizer_kind::llama3, pre_tokenizer_kind::qwen2})
-            if (pattern == pattern_of(k)) return pre_tokenizer(k);
-        return pre_tokenizer(pre_tokenizer_kind::custom, std::move(pattern));
+        std::vector<std::string> one;
+        one.push_back(std::move(pattern));
+        return from_patterns(std::move(one));
+    }
+
+    // Several expressions applied in order (a tokenizer.json Sequence of Splits). At least one.
+    static pre_tokenizer from_patterns(std::vector<std::string> patterns) {
+        if (patterns.empty()) throw invalid_argument_error("pre_tokenizer: no expression to split with");
+        for (const auto& row : built_in_pre_tokenizers())
+            if (std::equal(patterns.begin(), patterns.end(), row.patterns.begin(), row.patterns.end()))
+                return pre_tokenizer(row.kind);
+        return pre_tokenizer(std::move(patterns));
     }
 
     pre_tokenizer_kind kind() const noexcept { return kind_; }
-    const std::string& pattern() const noexcept { return regex_.pattern(); }
+    std::size_t n_patterns() const noexcept { return regexes_.size(); }
+    // The i-th expression (0 <= i < n_patterns()), in the order they apply.
+    const std::string& pattern(std::size_t i = 0) const { return regexes_.at(i).pattern(); }
 
     // PCRE2's per-thread matching state: an empty scratch is allocated on first use, then reused.
     using scratch = detail::pcre2_regex::match_data;
@@ -78,14 +72,8 @@ public:
     template <class F>
     void for_each_piece(std::string_view text, scratch& md, F&& piece) const {
         if (text.empty()) return;
-        if (!md) md = regex_.make_match_data();
-        std::size_t pos = 0, begin = 0, end = 0;
-        while (pos < text.size() && regex_.find(text, pos, md, begin, end)) {
-            if (begin > pos) piece(text.substr(pos, begin - pos));  // text the expression does not match
-            piece(text.substr(begin, end - begin));
-            pos = end;
-        }
-        if (pos < text.size()) piece(text.substr(pos));
+        if (!md) md = detail::pcre2_regex::make_match_data();
+        cut(0, text, md, piece);
     }
 
     std::vector<std::string_view> split(std::string_view text) const {
@@ -96,20 +84,47 @@ public:
     }
 
 private:
-    pre_tokenizer(pre_tokenizer_kind kind, std::string pattern) : kind_(kind), regex_(std::move(pattern)) {}
+    explicit pre_tokenizer(std::vector<std::string> patterns) : kind_(pre_tokenizer_kind::custom) {
+        for (std::string& p : patterns) regexes_.emplace_back(std::move(p));
+    }
 
-    static std::string_view pattern_of(pre_tokenizer_kind kind) {
-        switch (kind) {
-            case pre_tokenizer_kind::gpt2: return gpt2_pattern;
-            case pre_tokenizer_kind::llama3: return llama3_pattern;
-            case pre_tokenizer_kind::qwen2: return qwen2_pattern;
-            case pre_tokenizer_kind::custom: break;
+    // Cuts `text` (non-empty) with expression `level` and hands each piece to the next level; the
+    // recursion is as deep as the list is long (at most six).
+    template <class F>
+    void cut(std::size_t level, std::string_view text, scratch& md, F& piece) const {
+        if (level == regexes_.size()) {
+            piece(text);
+            return;
         }
-        throw invalid_argument_error("pre_tokenizer: a custom pre-tokenizer needs its pattern (from_pattern)");
+        const auto next = [&](std::size_t from, std::size_t to) { cut(level + 1, text.substr(from, to - from), md, piece); };
+        const detail::pcre2_regex& regex = regexes_[level];
+        std::size_t pos = 0;     // the end of the last piece
+        std::size_t search = 0;  // where the next search starts
+        std::size_t begin = 0, end = 0;
+        while (search < text.size() && regex.find(text, search, md, begin, end, /*allow_empty=*/true)) {
+            if (begin > pos) next(pos, begin);  // text the expression does not match, or a cut
+            if (end > begin) {
+                next(begin, end);
+                pos = search = end;
+            } else {
+                // An empty match cuts here; look again one character further.
+                pos = begin;
+                search = begin + char_length(text.substr(begin));
+            }
+        }
+        if (pos < text.size()) next(pos, text.size());
+    }
+
+    // The length of the character at the start of s (1 for a byte that starts none), so that a
+    // search never starts inside a character.
+    static std::size_t char_length(std::string_view s) noexcept {
+        if (s.empty()) return 1;
+        const detail::utf8_scan c = detail::scan_utf8(s);
+        return c.status == detail::utf8_status::valid ? c.length : 1;
     }
 
     pre_tokenizer_kind kind_;
-    detail::pcre2_regex regex_;
+    std::vector<detail::pcre2_regex> regexes_;
 };
 
 }  // namespace nexttok

@@ -58,29 +58,33 @@ public:
     const std::string& pattern() const noexcept { return pattern_; }
     bool jit() const noexcept { return jit_; }
 
-    match_data make_match_data() const {
-        match_data md(pcre2_match_data_create_from_pattern_8(code_.get(), nullptr));
+    // Room for the whole match only (captures are not reported), so one match_data serves any regex.
+    static match_data make_match_data() {
+        match_data md(pcre2_match_data_create_8(1, nullptr));
         if (!md) throw std::bad_alloc();
         return md;
     }
 
-    // The first match in subject at or after `start`: true with [begin, end) set, or false. An empty
-    // match is skipped (the search goes on one byte later), so callers always make progress.
+    // The first match in subject at or after `start`: true with [begin, end) set, or false. Unless
+    // allow_empty, an empty match is skipped (the search goes on one byte later), so callers always
+    // make progress; with allow_empty the caller must move on itself.
     // invalid_argument_error when PCRE2 gives up (its match or heap limit), naming the offset.
-    bool find(std::string_view subject, std::size_t start, match_data& md, std::size_t& begin, std::size_t& end) const {
-        while (start < subject.size()) {
+    bool find(std::string_view subject, std::size_t start, match_data& md, std::size_t& begin, std::size_t& end,
+              bool allow_empty = false) const {
+        while (start <= subject.size()) {
             int rc = match(subject, start, md, 0);
             // The JIT's default stack is 32 KiB: a very long run of one character class can exhaust
             // it. The interpreter keeps its backtracking state on the heap instead.
             if (rc == PCRE2_ERROR_JIT_STACKLIMIT) rc = match(subject, start, md, PCRE2_NO_JIT);
             if (rc == PCRE2_ERROR_NOMATCH) return false;
+            // rc == 0: the ovector has no room for the captures; the whole match is still there.
             if (rc < 0)
                 throw invalid_argument_error("pre-tokenizer: matching the text at byte " + std::to_string(start) +
                                              " failed: " + pcre2_message(rc));
             const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer_8(md.get());
             begin = ovector[0];
             end = ovector[1];
-            if (end > begin) return true;
+            if (end > begin || allow_empty) return true;
             start = begin + 1;
         }
         return false;
