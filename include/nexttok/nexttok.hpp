@@ -3,6 +3,7 @@
 
 #include <nexttok/batching.hpp>
 #include <nexttok/cache.hpp>
+#include <nexttok/chat.hpp>
 #include <nexttok/decoder.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/generation.hpp>
