@@ -1,7 +1,8 @@
 // Hugging Face directories: the stories260K directory in ../shared (Llama, Q/K in rotate-half
 // order, tied) against llama.cpp's logits for the same model; Qwen2 and GPT-2 directories written
 // here from the shared GGUF files (HF names, GPT-2's Conv1D weights transposed as HF stores them,
-// GPT-2 sharded with an index) against llama.cpp's logits for those GGUF files; malformed inputs.
+// GPT-2 sharded with an index) against llama.cpp's logits for those GGUF files; the rope-* files
+// with config.json's rope_scaling (linear, llama3, yarn) against the logits of their GGUF; malformed inputs.
 #include <nexttok/cache/kv_cache.hpp>
 #include <nexttok/decoder/decoder.hpp>
 #include <nexttok/io/gguf.hpp>
@@ -15,13 +16,16 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <cstring>
+
 namespace nexttok {
 namespace {
 
 double reference_error(const std::shared_ptr<const model>& m, const test::reference_logits& ref, bool check_greedy) {
     const std::int64_t V = m->config().vocab_size;
     decoder<float> dec(m);
-    kv_cache<float> cache(m->config(), 64);
+    kv_cache<float> cache(m->config(), static_cast<std::int64_t>(ref.prompt.size() + ref.greedy.size()));
     std::vector<float> logits(ref.prompt.size() * V);
     dec.forward(ref.prompt, 0, cache, logits, logits_for::all);
     std::vector<float> expected;
@@ -101,6 +105,97 @@ TEST(hf_directory, qwen2_written_from_gguf_matches_llama_cpp) {
     const auto ref = test::read_reference_logits(test::data_path("reference/tiny-qwen2-f32.logits.txt").string());
     EXPECT_LT(reference_error(m, ref, true), 1e-4);
 }
+
+// A Llama or Qwen2 GGUF of the shared files as a Hugging Face directory: HF tensor names, and for
+// Llama the Q/K rows put back into HF's rotate-half order (llama.cpp's converter permutes each
+// head's rows h*hd + s*hd/2 + j to h*hd + 2j + s), so the model runs with NeoX pairing as HF's does.
+void write_hf_from_gguf(const gguf_file& g, const std::filesystem::path& dir, const nlohmann::json& config, bool llama) {
+    const auto n_layers = config["num_hidden_layers"].get<std::int64_t>(), n_heads = config["num_attention_heads"].get<std::int64_t>();
+    const auto n_kv_heads = config["num_key_value_heads"].get<std::int64_t>(), hd = config["hidden_size"].get<std::int64_t>() / n_heads;
+    std::vector<test::st_tensor> ts = {from_gguf(g, "token_embd.weight", "model.embed_tokens.weight"),
+                                       from_gguf(g, "output_norm.weight", "model.norm.weight")};
+    if (g.find_tensor("output.weight") != nullptr) ts.push_back(from_gguf(g, "output.weight", "lm_head.weight"));
+    auto rotate_half_rows = [&](test::st_tensor t, std::int64_t heads) {
+        if (!llama) return t;
+        const std::size_t row = static_cast<std::size_t>(t.shape[1]) * 4;
+        std::vector<char> out(t.data.size());
+        for (std::int64_t h = 0; h < heads; ++h)
+            for (std::int64_t s = 0; s < 2; ++s)
+                for (std::int64_t j = 0; j < hd / 2; ++j)
+                    std::memcpy(out.data() + static_cast<std::size_t>(h * hd + s * hd / 2 + j) * row,
+                                t.data.data() + static_cast<std::size_t>(h * hd + 2 * j + s) * row, row);
+        t.data = std::move(out);
+        return t;
+    };
+    const std::pair<const char*, const char*> names[] = {
+        {"attn_norm.weight", "input_layernorm.weight"}, {"attn_v.weight", "self_attn.v_proj.weight"},
+        {"attn_q.bias", "self_attn.q_proj.bias"},       {"attn_k.bias", "self_attn.k_proj.bias"},
+        {"attn_v.bias", "self_attn.v_proj.bias"},       {"attn_output.weight", "self_attn.o_proj.weight"},
+        {"ffn_norm.weight", "post_attention_layernorm.weight"}, {"ffn_gate.weight", "mlp.gate_proj.weight"},
+        {"ffn_up.weight", "mlp.up_proj.weight"},        {"ffn_down.weight", "mlp.down_proj.weight"}};
+    for (std::int64_t l = 0; l < n_layers; ++l) {
+        const std::string gp = "blk." + std::to_string(l) + ".", hp = "model.layers." + std::to_string(l) + ".";
+        ts.push_back(rotate_half_rows(from_gguf(g, gp + "attn_q.weight", hp + "self_attn.q_proj.weight"), n_heads));
+        ts.push_back(rotate_half_rows(from_gguf(g, gp + "attn_k.weight", hp + "self_attn.k_proj.weight"), n_kv_heads));
+        for (const auto& [ours, hf] : names)
+            if (g.find_tensor(gp + ours) != nullptr) ts.push_back(from_gguf(g, gp + ours, hp + hf));
+    }
+    test::write_safetensors(dir / "model.safetensors", ts);
+    test::write_json(dir / "config.json", config);
+}
+
+// The rope-* files as HF directories with the matching rope_scaling: the same logits as llama.cpp
+// gives for the GGUF. llama3's per-frequency factors are computed from config.json here (the GGUF
+// carries them as rope_freqs.weight).
+struct hf_rope_case {
+    const char* gguf;       // under models/random/
+    const char* reference;  // under reference/
+    const char* architecture;
+    double rope_theta;
+    const char* rope_scaling;  // JSON
+};
+void PrintTo(const hf_rope_case& c, std::ostream* os) { *os << c.gguf; }
+
+class hf_rope_scaling_test : public ::testing::TestWithParam<hf_rope_case> {};
+
+TEST_P(hf_rope_scaling_test, matches_llama_cpp_for_the_gguf) {
+    const hf_rope_case& rc = GetParam();
+    NEXTTOK_REQUIRE_DATA(std::string("models/random/") + rc.gguf);
+    gguf_file g(test::data_path(std::string("models/random/") + rc.gguf));
+    test::temp_dir dir;
+    const bool llama = std::string(rc.architecture) == "LlamaForCausalLM";
+    nlohmann::json config = {{"architectures", {rc.architecture}}, {"hidden_size", 128}, {"intermediate_size", 352},
+                             {"num_hidden_layers", 2}, {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+                             {"vocab_size", 512}, {"max_position_embeddings", llama ? 512 : 2048},
+                             {"rms_norm_eps", llama ? 1e-5 : 1e-6}, {"rope_theta", rc.rope_theta},
+                             {"tie_word_embeddings", false}, {"rope_scaling", nlohmann::json::parse(rc.rope_scaling)}};
+    write_hf_from_gguf(g, dir.path(), config, llama);
+    auto m = load_model(dir.path());
+    auto from_gguf_file = load_model(test::data_path(std::string("models/random/") + rc.gguf));
+    EXPECT_EQ(m->config().rope_scaling.type, from_gguf_file->config().rope_scaling.type);
+    const auto ref = test::read_reference_logits(test::data_path(std::string("reference/") + rc.reference).string());
+    ASSERT_EQ(ref.prompt.size(), 64u);
+    const double err = reference_error(m, ref, true);
+    ::testing::Test::RecordProperty("relative_rms_error", std::to_string(err));
+    EXPECT_LT(err, 1e-4);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    files, hf_rope_scaling_test,
+    ::testing::Values(hf_rope_case{"rope-linear-f32.gguf", "rope-linear-f32.logits.txt", "LlamaForCausalLM", 10000.0,
+                                   R"({"type": "linear", "factor": 4.0})"},
+                      hf_rope_case{"rope-llama3-f32.gguf", "rope-llama3-f32.logits.txt", "LlamaForCausalLM", 500000.0,
+                                   R"({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                       "original_max_position_embeddings": 64})"},
+                      hf_rope_case{"rope-yarn-qwen2-f32.gguf", "rope-yarn-qwen2-f32.logits.txt", "Qwen2ForCausalLM", 1000000.0,
+                                   R"({"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64})"}),
+    [](const ::testing::TestParamInfo<hf_rope_case>& info) {
+        std::string name = info.param.gguf;
+        name = name.substr(0, name.find('.'));
+        for (char& ch : name)
+            if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+        return name;
+    });
 
 TEST(hf_directory, gpt2_sharded_with_conv1d_weights_matches_llama_cpp) {
     NEXTTOK_REQUIRE_DATA("models/random/tiny-gpt2-f32.gguf");
@@ -213,8 +308,10 @@ TEST(hf_directory_malformed, config_errors_name_the_key) {
     c["architectures"] = {"MambaForCausalLM"};
     expect_error(c, "architecture 'MambaForCausalLM' is not supported");
     c = good;
-    c["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}};
-    expect_error(c, "RoPE scaling");
+    c["rope_scaling"] = {{"type", "dynamic"}, {"factor", 2.0}};
+    expect_error(c, "config.json: key 'rope_scaling': RoPE scaling 'dynamic' is not supported");
+    c["rope_scaling"] = {{"rope_type", "linear"}};
+    expect_error(c, "config.json: key 'rope_scaling': key 'factor' is missing");
     c = good;
     c["num_key_value_heads"] = 3;
     expect_error(c, "not a multiple of n_kv_heads");

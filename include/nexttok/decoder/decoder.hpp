@@ -21,6 +21,7 @@
 #include <nexttok/kernels/matmul.hpp>
 #include <nexttok/kernels/ops.hpp>
 #include <nexttok/kernels/q8_0_rows.hpp>
+#include <nexttok/kernels/quant_blocks.hpp>
 #include <nexttok/kernels/thread_pool.hpp>
 #include <nexttok/model/model.hpp>
 #include <nexttok/types.hpp>
@@ -84,6 +85,10 @@ public:
         output_norm_ = to_floats(w.output_norm);
         output_norm_b_ = to_floats(w.output_norm_b);
         attn_scale_ = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+        if (c.positions != position_kind::learned) {
+            rope_freqs_ = rope_pair_frequencies(c.rope_scaling, c.rope_dim, c.rope_theta);
+            rope_magnitude_ = rope_magnitude(c.rope_scaling);
+        }
         reserve(1);
     }
 
@@ -180,7 +185,7 @@ public:
                 read_row(w.position_embd, pos, proj_.data());
                 for (std::int64_t j = 0; j < c.dim; ++j) x[j] += proj_[j];
             } else {
-                rope_table(pos, c.rope_dim, c.rope_theta, rope_.data() + i * c.rope_dim);
+                rope_table(pos, rope_freqs_.data(), c.rope_dim / 2, rope_magnitude_, rope_.data() + i * c.rope_dim);
             }
         }
         for (std::int64_t l = 0; l < c.n_layers; ++l) layer(l, n, batch);
@@ -192,7 +197,51 @@ public:
         matmul(w.output, xb_.data(), c.dim, n_out, logits.data(), c.vocab_size, pool_, work_);
     }
 
+    // llama.cpp's context shift, for generation past the end of the cache: forgets the cached
+    // positions [keep, keep + n_discard) and moves every later one down by n_discard, its key
+    // re-rotated by -n_discard positions (RoPE angles are linear in the position: the rotation by
+    // the delta, per-pair frequencies as in forward() and magnitude 1, since the key already
+    // carries YaRN's). Values only move. Afterwards cache.size() is n_discard smaller and the next
+    // token goes at position cache.size(). In the first layer the cache then holds what a fresh
+    // prefill of the kept tokens would write, up to the rounding of the re-rotated keys (one more
+    // conversion to the cache's type: Scalar, or q8_0 dequantized, rotated and quantized again, as
+    // llama.cpp does for a quantized K); deeper layers keep what the moved tokens computed while
+    // they still saw the dropped ones, as in llama.cpp: an approximation of the shorter context.
+    // Throws invalid_argument_error unless 0 <= keep, 0 <= n_discard, keep + n_discard <= size(),
+    // and unsupported_error for a model with learned positions (GPT-2), whose cached entries
+    // cannot move. Allocates one row of scratch; const: forward()'s buffers are not touched.
+    template <kv_storage<Scalar> Cache>
+        requires(Cache::retains_history && requires(Cache& c, std::int64_t n) { c.discard(n, n); })
+    void shift_context(Cache& cache, std::int64_t keep, std::int64_t n_discard) const {
+        const model_config& c = config();
+        if (c.positions == position_kind::learned)
+            throw unsupported_error("decoder::shift_context: " + model_->file_name() + " (" + c.architecture +
+                                    ") learns its positions: context shift needs RoPE");
+        if (keep < 0 || n_discard < 0 || keep > cache.size() || n_discard > cache.size() - keep)
+            throw invalid_argument_error("decoder::shift_context: keep = " + std::to_string(keep) + ", n_discard = " +
+                                         std::to_string(n_discard) + " with " + std::to_string(cache.size()) +
+                                         " cached positions (expected 0 <= keep, 0 <= n_discard, keep + n_discard <= size)");
+        if (n_discard == 0) return;
+        cache.discard(keep, n_discard);
+        const std::int64_t kv_dim = c.kv_dim(), n_pairs = c.rope_dim / 2;
+        std::vector<float> cos_sin(static_cast<std::size_t>(2 * n_pairs)), row(static_cast<std::size_t>(kv_dim));
+        rope_table(-n_discard, rope_freqs_.data(), n_pairs, 1.0, cos_sin.data());
+        for (std::int64_t l = 0; l < c.n_layers; ++l)
+            for (std::int64_t pos = keep; pos < cache.size(); ++pos) {
+                auto* key = cache.key(l, pos);
+                load_kv_row(key, row.data(), kv_dim);
+                rotate(row.data(), c.n_kv_heads, cos_sin.data());
+                store_kv_row(row.data(), key, kv_dim);
+            }
+    }
+
 private:
+    // A cache row as n floats: converted from Scalar, or dequantized from q8_0 blocks.
+    static void load_kv_row(const Scalar* row, float* x, std::int64_t n) noexcept {
+        for (std::int64_t j = 0; j < n; ++j) x[j] = static_cast<float>(row[j]);
+    }
+    static void load_kv_row(const block_q8_0* row, float* x, std::int64_t n) noexcept { dequantize_row(row, x, n); }
+
     // Throws invalid_argument_error unless sequence `index` of a batch can run.
     template <class Cache>
     void check_sequence(const batch_sequence<Cache>& b, std::size_t index, std::size_t n_sequences) const {
@@ -352,6 +401,8 @@ private:
     std::vector<layer_vectors> vectors_;  // (n_layers)
     std::vector<float> output_norm_, output_norm_b_;  // (dim)
     float attn_scale_ = 1.0f;
+    std::vector<double> rope_freqs_;  // (rope_dim / 2) angular frequency of each rotated pair, scaling applied
+    double rope_magnitude_ = 1.0;     // YaRN's factor on cos and sin (1 otherwise)
 
     std::int64_t reserved_tokens_ = 0;
     std::int64_t reserved_positions_ = 0;

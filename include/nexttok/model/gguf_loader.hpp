@@ -11,9 +11,12 @@
 #include <nexttok/model/detail/weight_checks.hpp>
 #include <nexttok/model/model.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace nexttok {
 
@@ -27,6 +30,50 @@ inline std::int64_t gguf_hparam(const gguf_file& g, const std::string& key) {
 
 inline std::int64_t gguf_hparam_or(const gguf_file& g, const std::string& key, std::int64_t fallback) {
     return g.find_uint(key) ? gguf_hparam(g, key) : fallback;
+}
+
+// The f32 vector rope_freqs.weight (Llama 3.1's per-pair frequency divisors), rope_dim / 2 values.
+inline std::vector<float> read_rope_freqs(const gguf_file& g, const tensor_view& t, std::int64_t rope_dim) {
+    const std::string where = tensor_place(g.name(), t) + ": ";
+    if (t.type != tensor_type::f32) throw format_error(where + "type " + to_string(t.type) + " (expected f32)");
+    if (t.n_dims != 1 || static_cast<std::int64_t>(t.ne[0]) != rope_dim / 2)
+        throw format_error(where + std::to_string(t.n_elements()) + " values in " + std::to_string(t.n_dims) +
+                           " dimensions (expected a vector of rope_dim / 2 = " + std::to_string(rope_dim / 2) + ")");
+    std::vector<float> v(static_cast<std::size_t>(rope_dim / 2));
+    std::memcpy(v.data(), t.data, v.size() * sizeof(float));
+    return v;
+}
+
+// RoPE scaling from `<arch>.rope.scaling.*` (type, factor, original_context_length, yarn_*), the
+// older `<arch>.rope.scale_linear`, and the rope_freqs.weight tensor, read as llama.cpp reads them:
+// a factor without a type is linear; rope_freqs alone is Llama 3.1's scaling (type llama3), and
+// it divides the frequencies whatever the type says, as in ggml. The original context defaults to
+// the file's context_length. Unknown types and YaRN variants we do not compute are refused.
+inline rope_scaling_config read_gguf_rope_scaling(const gguf_file& g, const std::string& a, const model_config& c) {
+    rope_scaling_config s;
+    const std::string type_key = a + "rope.scaling.type";
+    const std::string type(g.find_string(type_key).value_or(""));
+    std::optional<double> factor = g.find_float(a + "rope.scaling.factor");
+    if (!factor) factor = g.find_float(a + "rope.scale_linear");
+    if (type == "linear" || (type.empty() && factor && *factor != 0.0 && *factor != 1.0)) s.type = rope_scaling_type::linear;
+    else if (type == "yarn") s.type = rope_scaling_type::yarn;
+    else if (!type.empty() && type != "none")
+        throw unsupported_error(g.name() + ": metadata key '" + type_key + "' = '" + type + "': RoPE scaling '" + type +
+                                "' is not supported (expected none, linear or yarn)");
+    if (factor && *factor != 0.0) s.factor = static_cast<float>(*factor);  // llama.cpp reads 0 as "no scaling"
+    s.original_max_seq_len = gguf_hparam_or(g, a + "rope.scaling.original_context_length", c.max_seq_len);
+    s.beta_fast = static_cast<float>(g.find_float(a + "rope.scaling.yarn_beta_fast").value_or(s.beta_fast));
+    s.beta_slow = static_cast<float>(g.find_float(a + "rope.scaling.yarn_beta_slow").value_or(s.beta_slow));
+    s.ext_factor = static_cast<float>(g.find_float(a + "rope.scaling.yarn_ext_factor").value_or(s.ext_factor));
+    s.attn_factor = static_cast<float>(g.find_float(a + "rope.scaling.yarn_attn_factor").value_or(s.attn_factor));
+    if (const auto log_mul = g.find_float(a + "rope.scaling.yarn_log_multiplier"); log_mul && *log_mul != 0.0)
+        throw unsupported_error(g.name() + ": metadata key '" + a + "rope.scaling.yarn_log_multiplier' = " + std::to_string(*log_mul) +
+                                ": DeepSeek's YaRN magnitude is not supported");
+    if (const tensor_view* t = g.find_tensor("rope_freqs.weight")) {
+        s.freq_factors = read_rope_freqs(g, *t, c.rope_dim);
+        if (s.type == rope_scaling_type::none) s.type = rope_scaling_type::llama3;
+    }
+    return s;
 }
 
 inline model_config read_gguf_config(const gguf_file& g) {
@@ -50,12 +97,7 @@ inline model_config read_gguf_config(const gguf_file& g) {
         throw format_error(g.name() + ": hyper-parameters: dim = " + std::to_string(c.dim) + " is not a multiple of n_heads = " + std::to_string(c.n_heads));
     c.rope_dim = gguf_hparam_or(g, a + "rope.dimension_count", c.head_dim);
     c.rope_theta = static_cast<float>(g.find_float(a + "rope.freq_base").value_or(10000.0));
-    // RoPE scaling (linear, YaRN, Llama-3.1's frequency factors) changes every position's angle:
-    // refused rather than silently computed without it.
-    if (const auto scaling = g.find_string(a + "rope.scaling.type"); scaling && *scaling != "none")
-        throw unsupported_error(g.name() + ": metadata key '" + a + "rope.scaling.type' = '" + std::string(*scaling) + "': RoPE scaling is not supported");
-    if (g.find_tensor("rope_freqs.weight") != nullptr)
-        throw unsupported_error(g.name() + ": tensor 'rope_freqs.weight': RoPE frequency factors (Llama 3.1 and later) are not supported");
+    if (c.positions != position_kind::learned) c.rope_scaling = read_gguf_rope_scaling(g, a, c);
     c.norm_eps = static_cast<float>(g.find_float(a + std::string(traits->norm_eps_key)).value_or(1e-5));
     const tensor_view* embd = g.find_tensor("token_embd.weight");
     if (embd == nullptr) throw format_error(g.name() + ": tensor 'token_embd.weight' is missing");

@@ -1,9 +1,10 @@
 // Runtime hyper-parameters of a decoder-only transformer, spelled the same everywhere in nexttok.
-// Read from a file's metadata (GGUF `llama.*` keys, the llama2.c header); validated before use.
+// Read from a file's metadata (GGUF `<arch>.*` keys, config.json, the llama2.c header); validated before use.
 #pragma once
 
 #include <nexttok/error.hpp>
 #include <nexttok/model/architecture.hpp>
+#include <nexttok/model/rope_scaling.hpp>
 
 #include <cstdint>
 #include <string>
@@ -25,6 +26,7 @@ struct model_config {
     std::int64_t max_seq_len = 0;  // the context length the model was trained for
     std::int64_t rope_dim = 0;     // leading dimensions of each head that RoPE rotates (= head_dim usually)
     float rope_theta = 10000.0f;   // RoPE base frequency
+    rope_scaling_config rope_scaling;  // linear / llama3 / YaRN scaling of the RoPE frequencies (type none: unscaled)
     float norm_eps = 1e-5f;        // epsilon of RMSNorm or LayerNorm
     bool tied_output = false;      // the classifier is the token-embedding matrix
 
@@ -58,6 +60,7 @@ struct model_config {
         if (positions != position_kind::learned && (rope_dim <= 0 || rope_dim > head_dim || rope_dim % 2 != 0))
             fail("rope_dim = " + std::to_string(rope_dim) + " (expected an even number in 2.." + std::to_string(head_dim) + ")");
         if (!(rope_theta > 0.0f)) fail("rope_theta = " + std::to_string(rope_theta) + " (expected > 0)");
+        if (positions != position_kind::learned) rope_scaling.validate(file, rope_dim);
         if (!(norm_eps > 0.0f) || !(norm_eps < 1.0f)) fail("norm_eps = " + std::to_string(norm_eps) + " (expected in (0, 1))");
     }
 };

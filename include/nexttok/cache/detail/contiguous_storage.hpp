@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -54,6 +55,24 @@ public:
     // Forgets positions >= n_positions (rewinds the sequence).
     void truncate(std::int64_t n_positions) noexcept {
         if (n_positions < size_) size_ = n_positions < 0 ? 0 : n_positions;
+    }
+    // Forgets positions [first, first + n_positions) and moves the rows of every later position
+    // down by n_positions, in every layer; size() shrinks by n_positions. The rows only move: a
+    // context shift (decoder::shift_context) re-rotates the moved keys afterwards. Throws
+    // invalid_argument_error unless 0 <= first and first + n_positions <= size().
+    void discard(std::int64_t first, std::int64_t n_positions) {
+        if (first < 0 || n_positions < 0 || first > size_ || n_positions > size_ - first)
+            throw invalid_argument_error(std::string(kind_) + ": cannot discard positions [" + std::to_string(first) + ", " +
+                                         std::to_string(first + n_positions) + ") of the " + std::to_string(size_) +
+                                         " it holds (expected 0 <= first <= first + count <= size)");
+        if (n_positions == 0) return;
+        const std::int64_t n_moved = size_ - first - n_positions;
+        const std::size_t moved_bytes = static_cast<std::size_t>(n_moved * row_elements_) * sizeof(Element);
+        for (std::int64_t l = 0; l < n_layers_; ++l) {
+            std::memmove(key(l, first), key(l, first + n_positions), moved_bytes);
+            std::memmove(value(l, first), value(l, first + n_positions), moved_bytes);
+        }
+        size_ -= n_positions;
     }
 
 private:

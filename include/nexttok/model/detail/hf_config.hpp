@@ -4,12 +4,15 @@
 #include <nexttok/error.hpp>
 #include <nexttok/model/architecture.hpp>
 #include <nexttok/model/model_config.hpp>
+#include <nexttok/model/rope_scaling.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <cmath>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,70 @@ inline nlohmann::json read_json_object(const std::filesystem::path& path) {
     }
     if (!j.is_object()) throw format_error(path.filename().string() + ": expected a JSON object, found " + std::string(j.type_name()));
     return j;
+}
+
+// config.json's rope_scaling ({"rope_type" or "type": ..., ...}) as Hugging Face's
+// _compute_*_parameters and llama.cpp's converter read it: "default" (none); "linear" (factor);
+// "llama3" (factor, low_freq_factor 1, high_freq_factor 4, original_max_position_embeddings 8192:
+// the per-pair factors computed here, as the converter writes rope_freqs.weight); "yarn" (factor,
+// original_max_position_embeddings (default max_position_embeddings), beta_fast 32, beta_slow 1,
+// and attention_factor, which replaces the whole magnitude 1 + 0.1 ln(factor)). The factor is
+// rope_scaling's own, as llama.cpp's converter takes it. Other types (dynamic, longrope, ...) and
+// YaRN variants (DeepSeek's mscale, truncate: false) are refused by name. Needs c's rope_dim,
+// rope_theta and max_seq_len.
+inline rope_scaling_config read_hf_rope_scaling(const nlohmann::json& r, const model_config& c, const std::string& file) {
+    const std::string where = file + ": key 'rope_scaling'";
+    if (!r.is_object()) throw format_error(where + ": expected an object, found " + std::string(r.type_name()));
+    const char* type_key = r.contains("rope_type") ? "rope_type" : "type";
+    if (!r.contains(type_key) || !r[type_key].is_string())
+        throw format_error(where + ": expected a string 'rope_type' (or 'type') naming the scaling");
+    const std::string type = r[type_key].get<std::string>();
+    auto number = [&](const char* key, std::optional<double> fallback) {
+        if (!r.contains(key) || r[key].is_null()) {
+            if (!fallback) throw format_error(where + ": key '" + key + "' is missing (RoPE scaling '" + type + "' needs it)");
+            return *fallback;
+        }
+        if (!r[key].is_number()) throw format_error(where + ": key '" + key + "': expected a number");
+        return r[key].get<double>();
+    };
+    auto original = [&](std::int64_t fallback) {
+        const double v = number("original_max_position_embeddings", static_cast<double>(fallback));
+        if (!(v >= 1.0) || v > static_cast<double>(std::int64_t{1} << 40) || v != std::floor(v))
+            throw format_error(where + ": key 'original_max_position_embeddings': expected a positive integer");
+        return static_cast<std::int64_t>(v);
+    };
+    rope_scaling_config s;
+    if (type == "default") return s;
+    if (type == "linear") {
+        s.type = rope_scaling_type::linear;
+        s.factor = static_cast<float>(number("factor", std::nullopt));
+    } else if (type == "llama3") {
+        s.type = rope_scaling_type::llama3;
+        s.factor = static_cast<float>(number("factor", std::nullopt));
+        s.low_freq_factor = static_cast<float>(number("low_freq_factor", 1.0));
+        s.high_freq_factor = static_cast<float>(number("high_freq_factor", 4.0));
+        s.original_max_seq_len = original(8192);
+        if (!(s.factor > 0.0f) || !(s.low_freq_factor > 0.0f) || !(s.high_freq_factor > s.low_freq_factor))
+            throw format_error(where + ": llama3 needs factor > 0 and high_freq_factor > low_freq_factor > 0");
+        s.freq_factors = llama3_frequency_factors(c.rope_dim, c.rope_theta, s.factor, s.low_freq_factor, s.high_freq_factor,
+                                                  s.original_max_seq_len);
+    } else if (type == "yarn") {
+        s.type = rope_scaling_type::yarn;
+        s.factor = static_cast<float>(number("factor", std::nullopt));
+        s.original_max_seq_len = original(c.max_seq_len);
+        s.beta_fast = static_cast<float>(number("beta_fast", 32.0));
+        s.beta_slow = static_cast<float>(number("beta_slow", 1.0));
+        if (r.contains("attention_factor") && !r["attention_factor"].is_null())
+            s.attn_factor = static_cast<float>(number("attention_factor", std::nullopt) / (1.0 + 0.1 * std::log(static_cast<double>(s.factor))));
+        for (const char* key : {"mscale", "mscale_all_dim"})
+            if (r.contains(key) && !r[key].is_null())
+                throw unsupported_error(where + ": key '" + key + "': DeepSeek's YaRN magnitude is not supported");
+        if (r.contains("truncate") && r["truncate"] == false)
+            throw unsupported_error(where + ": key 'truncate' = false: YaRN without truncated correction dims is not supported");
+    } else {
+        throw unsupported_error(where + ": RoPE scaling '" + type + "' is not supported (expected default, linear, llama3 or yarn)");
+    }
+    return s;
 }
 
 struct hf_model_config {
@@ -91,8 +158,6 @@ inline hf_model_config read_hf_config(const std::filesystem::path& dir) {
         c.rope_theta = static_cast<float>(number_or("rope_theta", 10000.0));
         c.norm_eps = static_cast<float>(number_or("rms_norm_eps", 1e-6));
         c.tied_output = bool_or("tie_word_embeddings", false);  // LlamaConfig's and Qwen2Config's default
-        if (j.contains("rope_scaling") && !j["rope_scaling"].is_null())
-            throw unsupported_error(file + ": key 'rope_scaling': RoPE scaling (" + j["rope_scaling"].dump() + ") is not supported");
         h.prefixes = {"model."};
     } else {
         throw unsupported_error(file + ": architecture '" + arch + "' is not supported (expected LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM or GPT2LMHeadModel)");
@@ -101,6 +166,8 @@ inline hf_model_config read_hf_config(const std::filesystem::path& dir) {
     if (c.n_heads == 0) throw format_error(file + ": the number of attention heads is 0");
     c.head_dim = integer_or("head_dim", c.dim / c.n_heads);
     c.rope_dim = c.head_dim;
+    if (c.positions != position_kind::learned && j.contains("rope_scaling") && !j["rope_scaling"].is_null())
+        c.rope_scaling = read_hf_rope_scaling(j["rope_scaling"], c, file);
     c.validate(file);
     return h;
 }
