@@ -13,6 +13,8 @@
 //   timeout                       --timeout MS
 //   n_logprobs                    --logprobs N               server n_probs / OpenAI top_logprobs
 //   n_samples                     --n-samples N              HF num_return_sequences / OpenAI n
+//   context_shift                 --context-shift            --context-shift (generate only)
+//   keep                          --keep N                   --keep (generate only)
 //   dry_sequence_breakers         --dry-sequence-breaker S   --dry-sequence-breaker ("none" clears)
 //   sampling.temperature          --temp, --temperature      --temp / temperature
 //   sampling.dynatemp_range       --dynatemp-range           --dynatemp-range
@@ -183,6 +185,15 @@ inline void add_generation_flags(CLI::App& app, nexttok::generation_options& g, 
     app.add_option("-s,--seed", s.seed, "seed of every random draw")->capture_default_str();
     app.add_option("--samplers", f.samplers, "sampler order, ';'-separated (penalties;dry;top_n_sigma;top_k;typ_p;top_p;min_p;xtc;temperature), or llama / hf");
     app.add_option("--sampling-seq", f.sampling_seq, "sampler order as characters (llama.cpp's edskypmxt; c epsilon, a eta, n no-repeat-ngram)");
+}
+
+// Generation past the end of the cache (generate only: the scheduler of batch has no context shift).
+inline void add_context_flags(CLI::App& app, nexttok::generation_options& g) {
+    app.add_flag("--context-shift", g.context_shift,
+                 "when the context (--ctx-size) is full, keep the first --keep prompt tokens, drop half of the rest and go on, "
+                 "so that generation runs past the context (llama.cpp's context shift)");
+    app.add_option("--keep", g.keep, "prompt tokens a context shift keeps, besides BOS (-1: the whole prompt)")
+        ->capture_default_str()->check(CLI::Range(std::int64_t{-1}, INT64_MAX));
 }
 
 // Throws nexttok::invalid_argument_error for malformed flag text.

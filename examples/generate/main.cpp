@@ -7,12 +7,19 @@
 //   generate                          (no model file: a built-in model with random weights)
 //   generate --model stories260K.gguf -p "Once" --draft-model stories260K-q8_0.gguf --draft-max 8
 //   generate --model stories260K.gguf -p "Once" --lookup-ngram 3     (speculative decoding)
+//   generate --model stories260K.gguf -n 1200 --context-shift       (past the 128-position context)
 //
 // Every sampling and stopping flag sets one field of nexttok::generation_options (named after
 // llama.cpp's flag where llama.cpp has one), so a llama.cpp or Hugging Face setup carries over; the
 // flag help gives each default. With a drafter (--draft-model, --lookup-ngram) generation goes
 // through generate_speculative() with the same options: the same text when greedy, the same
 // distribution when sampling, and the speculation's statistics on stderr.
+//
+// The context: --ctx-size positions (the model's trained context by default). When they are full,
+// generation ends (finish: cache_full) with a message on stderr saying how to get more room, unless
+// --context-shift drops the older half of the context (after the first --keep prompt tokens) and
+// goes on. A --ctx-size beyond the trained context of a model without RoPE scaling is accepted with
+// a warning.
 #include "demo_model.hpp"
 #include "flags.hpp"
 
@@ -133,9 +140,35 @@ void print_speculation(const loaded& l, const speculation_report& s, const nextt
                  acceptance, static_cast<long long>(st.n_rounds), static_cast<long long>(st.n_target_calls), s.result.tokens_per_round());
 }
 
+// --ctx-size beyond what the model was trained on: RoPE without scaling has never seen those
+// positions (learned positions have no row for them: the decoder refuses them).
+void warn_about_context(const options& o, const loaded& l) {
+    const nexttok::model_config& c = l.model->config();
+    if (o.context <= c.max_seq_len || c.rope_scaling.type != nexttok::rope_scaling_type::none) return;
+    std::fprintf(stderr, "[%s] warning: --ctx-size %lld is more than the %lld positions the model was trained on, and it has no "
+                         "RoPE scaling: the text may degrade past position %lld\n",
+                 l.model->file_name().c_str(), static_cast<long long>(o.context), static_cast<long long>(c.max_seq_len),
+                 static_cast<long long>(c.max_seq_len));
+}
+
+// finish: cache_full: what filled up, and how to get more room.
+void explain_full_context(const options& o, const loaded& l, std::int64_t capacity) {
+    const std::int64_t trained = l.model->config().max_seq_len;
+    std::string room;
+    if (capacity < trained) room = "--ctx-size up to " + std::to_string(trained) + " (the model's trained context)";
+    if (!o.no_cache && !o.spec.enabled()) {
+        if (!room.empty()) room += ", or ";
+        room += "--context-shift (keep the first --keep prompt tokens, drop half of the rest and go on)";
+    }
+    if (room.empty()) room = "a shorter prompt or a model trained on a longer context";
+    std::fprintf(stderr, "[%s] the context is full at %lld positions: generation stopped there. For more room: %s\n",
+                 l.model->file_name().c_str(), static_cast<long long>(capacity), room.c_str());
+}
+
 template <class Scalar, class Cache>
 void run(const options& o, const loaded& l, const char* scalar_name) {
     const nexttok::model_config& c = l.model->config();
+    warn_about_context(o, l);
     nexttok::decoder<Scalar> dec(l.model, o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     Cache cache(c, o.context);
     const auto prompt = l.tok->encode(o.prompt, l.tok->default_add_bos());
@@ -184,16 +217,20 @@ void run(const options& o, const loaded& l, const char* scalar_name) {
         throw nexttok::invalid_argument_error("--n-samples shares the prompt's KV cache: it cannot be combined with --no-cache");
     }
 
+    bool full = false;
     for (std::size_t i = 0; i < results.size(); ++i) {
         const auto& r = results[i];
         if (o.gen.n_logprobs > 0) print_logprobs(*l.tok, r);
         const auto& t = r.timings;
-        std::fprintf(stderr, "\n[%s] %sprompt: %lld tokens, %.1f tokens/s | generated: %zu tokens, %.1f tokens/s | finish: %s\n",
+        const std::string shifts = o.gen.context_shift ? " | context shifts: " + std::to_string(r.n_context_shifts) : "";
+        std::fprintf(stderr, "\n[%s] %sprompt: %lld tokens, %.1f tokens/s | generated: %zu tokens, %.1f tokens/s | finish: %s%s\n",
                      l.model->file_name().c_str(), results.size() > 1 ? ("sample " + std::to_string(i) + ": ").c_str() : "",
                      static_cast<long long>(t.n_prompt_tokens), t.prefill_tokens_per_second(), r.tokens.size(),
-                     t.decode_tokens_per_second(), std::string(nexttok::to_string(r.reason)).c_str());
+                     t.decode_tokens_per_second(), std::string(nexttok::to_string(r.reason)).c_str(), shifts.c_str());
         if (speculation) print_speculation(l, *speculation, o.spec.options);
+        full = full || r.reason == nexttok::finish_reason::cache_full;
     }
+    if (full) explain_full_context(o, l, cache.capacity());
     const std::string cache_name = o.no_cache ? std::string(scalar_name) + ", no cache: scratch"
                                    : std::is_same_v<nexttok::kv_element_t<Cache>, nexttok::block_q8_0> ? std::string("q8_0")
                                                                                                       : std::string(scalar_name);
@@ -223,7 +260,7 @@ int main(int argc, char** argv) {
     app.add_option("-m,--model", o.model_path, "GGUF file, Hugging Face directory or llama2.c checkpoint (default: built-in random demo model)")->check(CLI::ExistingPath);
     app.add_option("--tokenizer", o.tokenizer_path, "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")->check(CLI::ExistingPath);
     app.add_option("-p,--prompt", o.prompt, "prompt text");
-    app.add_option("-c,--ctx-size", o.context, "KV-cache capacity in positions (0: the model's context length)")->capture_default_str()->check(CLI::NonNegativeNumber);
+    app.add_option("-c,--ctx-size", o.context, "KV-cache capacity in positions (0: the model's context length; more than that warns unless the model has RoPE scaling)")->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_option("--scalar", o.scalar, "type of the KV cache and activations")->capture_default_str()->check(CLI::IsMember({"float", "half", "bf16"}));
     app.add_flag("--no-cache", o.no_cache, "recompute the whole prefix at every step (uncached baseline)");
     app.add_option("--cache-type", o.cache_type, "KV cache storage: scalar (--scalar's type) or q8_0 (8-bit blocks, 3.8x smaller than float)")
@@ -232,6 +269,7 @@ int main(int argc, char** argv) {
     flags::add_speculative_flags(app, o.spec);
     flags::generation_flags gf;
     flags::add_generation_flags(app, o.gen, gf);
+    flags::add_context_flags(app, o.gen);
     CLI11_PARSE(app, argc, argv);
 
     try {

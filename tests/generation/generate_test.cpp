@@ -189,8 +189,8 @@ TEST(generate, stops_at_capacity_and_rejects_long_prompts) {
     ASSERT_EQ(prompt.size(), 5u);
     const auto r = generate(dec, cache, s.tok, prompt, sampler, stop);
     EXPECT_EQ(r.reason, finish_reason::cache_full);
-    EXPECT_EQ(r.tokens.size(), 5u);  // 10 positions: 5 prompt tokens, 5 generated (the last is never run)
-    EXPECT_EQ(r.tokens, greedy_text(s, "Once upon a time", 5).tokens);
+    EXPECT_EQ(r.tokens.size(), 6u);  // 10 positions: 5 prompt tokens, 5 generated run, and a 6th from the last logits
+    EXPECT_EQ(r.tokens, greedy_text(s, "Once upon a time", 6).tokens);
 
     const auto long_prompt = s.tok.encode("Once upon a time there was a little girl named Lily", true);
     try {

@@ -382,9 +382,9 @@ TEST_F(scripted, CacheFullAtCapacityAndNoTextWithoutATokenizer) {
     }
     EXPECT_EQ(gen.reason(), finish_reason::cache_full);
     const auto r = gen.finish();
-    EXPECT_EQ(r.tokens, std::vector<token_id>(3, p("a")));  // 4 positions: the prompt and 3 tokens, the last never run
-    EXPECT_EQ(n_forward, 3);
-    EXPECT_EQ(r.timings.n_decode_steps, 2);
+    EXPECT_EQ(r.tokens, std::vector<token_id>(4, p("a")));  // 4 positions: the prompt and 3 tokens run, a 4th never run
+    EXPECT_EQ(n_forward, 4);
+    EXPECT_EQ(r.timings.n_decode_steps, 3);
     EXPECT_TRUE(r.text.empty());
 
     kv_cache<float> cache2(dec.config(), 4);

@@ -182,18 +182,18 @@ TEST_F(gguf_malformed, missing_hyper_parameter) {
 }
 
 TEST_F(gguf_malformed, unsupported_tensor_type_names_itself) {
-    // token_embd [64, 512] f32 relabelled q5_0 (22 bytes per 32 elements): a well-formed file whose
+    // token_embd [64, 512] f32 relabelled q8_1 (36 bytes per 32 elements): a well-formed file whose
     // smaller tensor still lies inside its old bytes, in a type the kernels do not compute with.
-    ASSERT_FALSE(detail::is_supported_weight_type(tensor_type::q5_0)) << "pick a type that is still unsupported";
+    ASSERT_FALSE(detail::is_supported_weight_type(tensor_type::q8_1)) << "pick a type that is still unsupported";
     const std::uint64_t offset = gguf_file(test::data_path(source)).find_tensor("token_embd.weight")->file_offset;
     auto b = original_;
     const std::size_t entry = tensor_entry("token_embd.weight");
     const std::size_t type = entry + 8 + std::string("token_embd.weight").size() + 4 + 16;  // 2 dimensions
     ASSERT_EQ(test::get<std::uint32_t>(b, type), 0u);
-    test::put<std::uint32_t>(b, type, static_cast<std::uint32_t>(tensor_type::q5_0));
+    test::put<std::uint32_t>(b, type, static_cast<std::uint32_t>(tensor_type::q8_1));
     const auto msg = load_error<unsupported_error>(b, "unsupported.gguf");
     EXPECT_NE(msg.find("unsupported.gguf: tensor 'token_embd.weight' at offset " + detail::hex_offset(offset) +
-                       ": type q5_0 is not supported"), std::string::npos) << msg;
+                       ": type q8_1 is not supported"), std::string::npos) << msg;
 }
 
 TEST(gguf_file, reads_metadata_of_every_kind) {
@@ -225,18 +225,21 @@ TEST(gguf_file, reads_metadata_of_every_kind) {
 namespace nexttok {
 namespace {
 
-// RoPE scaling changes the numbers; a file that asks for it is refused, never run without it.
+// Llama 3.1's rope_freqs.weight must be rope_dim / 2 f32 values; any other shape is a format error
+// naming the tensor and what was expected, never a silently unscaled model.
 // (token_embd.weight and rope_freqs.weight have the same length, so renaming keeps the layout.)
-TEST(gguf_unsupported, rope_frequency_factors_are_refused) {
+TEST(gguf_rope_freqs, a_tensor_of_the_wrong_shape_is_refused) {
     NEXTTOK_REQUIRE_DATA("models/stories260K/stories260K.gguf");
     auto b = test::read_bytes(test::data_path("models/stories260K/stories260K.gguf"));
     std::memcpy(b.data() + test::find(b, "token_embd.weight"), "rope_freqs.weight", 17);
     test::temp_dir dir;
     try {
         load_model(dir.write("scaled.gguf", b));
-        FAIL() << "a model with RoPE frequency factors must be refused";
-    } catch (const unsupported_error& e) {
-        EXPECT_NE(std::string(e.what()).find("scaled.gguf: tensor 'rope_freqs.weight': RoPE frequency factors"), std::string::npos) << e.what();
+        FAIL() << "a 2-D rope_freqs.weight must be refused";
+    } catch (const format_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("scaled.gguf: tensor 'rope_freqs.weight'"), std::string::npos) << what;
+        EXPECT_NE(what.find("expected a vector of rope_dim / 2 = 4"), std::string::npos) << what;
     }
 }
 

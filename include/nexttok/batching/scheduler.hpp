@@ -142,12 +142,15 @@ public:
 
     // Queues a request with the sampler and criteria generate() builds from `options` (seed,
     // n_logprobs and all). The callback streams its tokens as generate()'s does. Throws
-    // invalid_argument_error for bad options, n_samples != 1, an empty prompt, one longer than
+    // invalid_argument_error for bad options, n_samples != 1, context_shift, an empty prompt, one longer than
     // capacity() (naming both sizes) or a token outside the vocabulary; nothing is queued then.
     request_id submit(std::span<const token_id> prompt, const generation_options& options, token_callback on_token = {}) {
         if (tok_ == nullptr) throw invalid_argument_error("scheduler::submit: generation_options need the scheduler's tokenizer (constructed with null)");
         if (options.n_samples != 1)
             throw invalid_argument_error("scheduler::submit: n_samples = " + std::to_string(options.n_samples) + ": submit each sample as a request with its own seed");
+        if (options.context_shift)
+            throw invalid_argument_error("scheduler::submit: context_shift is not supported by the scheduler (a request ends with "
+                                         "cache_full at capacity()); use generate() for one long generation");
         check_fits_(prompt);
         detail::loop_settings settings;
         settings.n_logprobs = options.n_logprobs;

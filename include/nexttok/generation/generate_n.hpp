@@ -35,14 +35,15 @@ namespace detail {
 // The shared prefill: runs the prompt into `cache` (empty) and returns the loop settings that hand
 // its last logits (in `logits`, resized) and its time to each sample.
 template <class Decoder, class Cache>
-loop_settings prefill_once(Decoder& dec, Cache& cache, std::span<const token_id> prompt, const generation_options& options,
-                           std::vector<float>& logits) {
+loop_settings prefill_once(Decoder& dec, Cache& cache, const tokenizer& tok, std::span<const token_id> prompt,
+                           const generation_options& options, std::vector<float>& logits) {
     const auto t0 = std::chrono::steady_clock::now();
     logits.resize(static_cast<std::size_t>(dec.config().vocab_size));
     dec.reserve(static_cast<std::int64_t>(prompt.size()), cache.capacity());
     dec.forward(prompt, 0, cache, logits);
     loop_settings settings;
     settings.n_logprobs = options.n_logprobs;
+    set_context_shift(settings, options, prompt, tok.bos());
     settings.prefilled_logits = &logits;
     settings.prefill_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return settings;
@@ -61,7 +62,7 @@ std::vector<generation_result> generate_n(Decoder& dec, Cache& cache, const toke
     // The one prefill.
     std::vector<float> prompt_logits;
     cache.clear();
-    detail::loop_settings settings = detail::prefill_once(dec, cache, prompt, options, prompt_logits);
+    detail::loop_settings settings = detail::prefill_once(dec, cache, tok, prompt, options, prompt_logits);
 
     std::vector<generation_result> results;
     results.reserve(static_cast<std::size_t>(options.n_samples));
@@ -106,7 +107,7 @@ std::vector<generation_result> generate_n(Decoder& dec, Pool& pool, const tokeni
     std::vector<float> prompt_logits;
     h.prompt = pool.create();
     auto prompt_view = pool.sequence(h.prompt);
-    detail::loop_settings settings = detail::prefill_once(dec, prompt_view, prompt, options, prompt_logits);
+    detail::loop_settings settings = detail::prefill_once(dec, prompt_view, tok, prompt, options, prompt_logits);
 
     std::vector<generation_result> results;
     results.reserve(static_cast<std::size_t>(options.n_samples));

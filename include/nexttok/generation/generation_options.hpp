@@ -42,6 +42,16 @@ struct generation_options {
     // {}: the end-of-sequence ids; empty: the tokenizer's EOS.
     std::vector<token_id> eos_ids;
 
+    // --- context -----------------------------------------------------------------------------------
+    // false: when the KV cache is full, keep its first `keep` prompt tokens, drop half of the rest,
+    // move the later ones down (their keys re-rotated to their new positions) and go on, so that
+    // generation can run longer than the cache (llama.cpp's --context-shift; see generate.hpp). Needs
+    // a cache that keeps history and RoPE positions. false: generation ends with cache_full.
+    bool context_shift = false;
+    // 0: prompt tokens a context shift keeps (--keep, as llama.cpp's: BOS, when the prompt starts with
+    // it, is kept besides them); -1 or more than the prompt: the whole prompt. Must be >= -1.
+    std::int64_t keep = 0;
+
     // --- stop conditions ---------------------------------------------------------------------------
     // {}: stop strings, matched on the decoded text across token boundaries (--stop, repeatable). The
     // text ends before the stop string; the streaming callback never sees any part of it.
@@ -78,6 +88,7 @@ struct generation_options {
         if (max_new_tokens < -1) fail_("max_new_tokens", std::to_string(max_new_tokens), "must be >= -1 (-1 = no limit)");
         if (max_length < 0) fail_("max_length", std::to_string(max_length), "must be >= 0 (0 = no limit)");
         if (min_new_tokens < 0) fail_("min_new_tokens", std::to_string(min_new_tokens), "must be >= 0");
+        if (keep < -1) fail_("keep", std::to_string(keep), "must be >= -1 (-1 = the whole prompt)");
         for (const auto& s : stop)
             if (s.empty()) fail_("stop", "\"\"", "a stop string must not be empty");
         for (const auto& s : stop_token_sequences)

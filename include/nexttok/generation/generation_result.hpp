@@ -49,6 +49,8 @@ struct generation_result {
     // top_logprobs[i]: with n_logprobs = N > 0, the N most likely tokens at step i under the model
     // (raw logits, as OpenAI's top_logprobs), most likely first, ties by lower id; empty otherwise.
     std::vector<std::vector<token_logprob>> top_logprobs;
+    // Times the cache was full and its context shifted (generation_options::context_shift); 0 otherwise.
+    std::int64_t n_context_shifts = 0;
     generation_timings timings;
 };
 

@@ -11,6 +11,12 @@
 //   }
 //   generation_result r = gen.finish();
 //
+// next() returns true only when that position is inside the cache: the last token (the one drawn from
+// the logits of position capacity - 1) ends generation with cache_full without being run, so a cache
+// of C positions holds a prompt of P tokens and C - P + 1 generated ones, as llama2.c. With
+// loop_settings::context_shift the driver makes room in the cache instead (generate.hpp) and the
+// capacity ends nothing; positions then no longer equal indices into sequence().
+//
 // Streaming: the callback sees, per generated token, the text that became safe to show: whole UTF-8
 // characters only (the detokenizer holds back an incomplete one), minus any suffix that could still
 // turn into a stop string (the criteria's hold_back(), stopping/concepts.hpp). When a stop string
@@ -23,7 +29,8 @@
 // would share the sampler's and the criteria's state. Not thread-safe: one thread at a time drives a
 // generator; generators with their own samplers and criteria may run on different threads.
 //
-// Allocation: the constructor reserves the sequence and the result for the whole capacity; next()
+// Allocation: the constructor reserves the sequence and the result for the whole capacity (with
+// context_shift: for settings.max_new_tokens, at most 2^20 tokens; beyond, they grow by doubling); next()
 // allocates only the detokenizer's short strings and, with n_logprobs, that step's top list (and the
 // top-n search's scratch of vocab_size entries once, on the first step).
 #pragma once
@@ -42,6 +49,7 @@
 #include <nexttok/tokenizer/tokenizer.hpp>
 #include <nexttok/types.hpp>
 
+#include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <cstdint>
@@ -59,19 +67,20 @@ class sequence_generator {
 public:
     // tok: null for tokens and log-probabilities only (the text stays empty). prompt: copied, BOS
     // included if the model wants one. capacity: the positions of the cache the sequence lives in;
-    // next() ends with cache_full when the sequence reaches them. settings: copied. Throws
+    // next() ends with cache_full when the new token's position would be past them (unless
+    // settings.context_shift). settings: copied. Throws
     // invalid_argument_error for an empty prompt or one longer than capacity.
     sequence_generator(const tokenizer* tok, std::span<const token_id> prompt, Sampler& sample, Stop& stop,
                        const token_callback& on_token, std::int64_t capacity, const detail::loop_settings& settings = {})
         : sample_(&sample), stop_(&stop), on_token_(&on_token), capacity_(capacity), settings_(settings),
           n_prompt_(static_cast<std::int64_t>(prompt.size())) {
         detail::check_prompt(prompt.size(), capacity, "sequence_generator");
-        const auto max_steps = static_cast<std::size_t>(capacity - n_prompt_ + 1);
+        const auto max_steps = static_cast<std::size_t>(reserved_steps_(capacity, n_prompt_, settings_));
         result_.tokens.reserve(max_steps);
         result_.logprobs.reserve(max_steps);
         result_.processed_logprobs.reserve(max_steps);
         if (settings_.n_logprobs > 0) result_.top_logprobs.reserve(max_steps);
-        sequence_.reserve(static_cast<std::size_t>(capacity + 1));
+        sequence_.reserve(static_cast<std::size_t>(n_prompt_) + max_steps);
         sequence_.assign(prompt.begin(), prompt.end());
         result_.timings.n_prompt_tokens = n_prompt_;
         if (tok != nullptr) {
@@ -109,7 +118,8 @@ public:
     // stop string and streams what became safe to show. True when the caller must run
     // sequence().back() at position sequence().size() - 1 and call next() again; false when
     // generation ended (reason(): a criterion's, callback when on_token returned false, cache_full
-    // when the sequence reached the capacity). Precondition: start() returned true, not finished().
+    // when the token's position would be past the capacity: it is the last, not run). Precondition:
+    // start() returned true, not finished().
     bool next(std::span<const float> logits) {
         assert(started_ && !finished() && !logits.empty());
         return next_token(sample_->sample(logits), logits);
@@ -130,7 +140,11 @@ public:
         result_.reason = stop_->check(state_());
         if (result_.reason != finish_reason::none) cut_text_();
         stream_(id);
-        if (result_.reason == finish_reason::none && static_cast<std::int64_t>(sequence_.size()) >= capacity_)
+        // The token just drawn came from the logits of position sequence().size() - 2; it needs position
+        // sequence().size() - 1 to be run. When that is past the cache, it is the last one (as llama2.c,
+        // whose last token comes from the last position's logits and is never run).
+        if (result_.reason == finish_reason::none && !settings_.context_shift &&
+            static_cast<std::int64_t>(sequence_.size()) > capacity_)
             result_.reason = finish_reason::cache_full;
         if (result_.reason == finish_reason::none) return true;
         end_timing_();
@@ -148,7 +162,8 @@ public:
     }
 
     // Prompt + generated, newest last; next() appends one id. Its storage never moves (reserved for
-    // capacity + 1), so a view of it stays valid as long as the generator.
+    // capacity + 1; with context_shift, only while it fits the reservation), so a view of it stays
+    // valid as long as the generator.
     const std::vector<token_id>& sequence() const noexcept { return sequence_; }
     std::int64_t n_prompt() const noexcept { return n_prompt_; }
     std::int64_t n_generated() const noexcept { return static_cast<std::int64_t>(result_.tokens.size()); }
@@ -175,6 +190,14 @@ public:
 
 private:
     using clock = std::chrono::steady_clock;
+
+    // Tokens generated at most: capacity - n_prompt + 1, or with context shift (no capacity bound)
+    // max_new_tokens (capped at 2^20 for the reservation; -1: as without context shift).
+    static std::int64_t reserved_steps_(std::int64_t capacity, std::int64_t n_prompt, const detail::loop_settings& s) noexcept {
+        const std::int64_t in_cache = capacity - n_prompt + 1;
+        if (!s.context_shift || s.max_new_tokens < 0) return in_cache;
+        return std::max(in_cache, std::min<std::int64_t>(s.max_new_tokens, std::int64_t{1} << 20));
+    }
 
     generation_state state_() const noexcept {
         return generation_state{sequence_, static_cast<std::size_t>(n_prompt_), result_.text};
@@ -241,7 +264,7 @@ private:
     std::int64_t capacity_;
     detail::loop_settings settings_;
     std::int64_t n_prompt_;
-    std::vector<token_id> sequence_;   // (n_prompt + n_generated) ids, reserved for capacity + 1
+    std::vector<token_id> sequence_;   // (n_prompt + n_generated) ids, reserved for n_prompt + reserved_steps_
     generation_result result_;         // built in place, moved out by finish()
     std::optional<detokenizer> detok_; // absent without a tokenizer
     detail::text_release shown_;       // how much of result_.text the callback has seen

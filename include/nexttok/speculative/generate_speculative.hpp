@@ -62,12 +62,15 @@ speculative_result generate_speculative_impl(Decoder& dec, Cache& cache, Drafter
 }
 
 // Throws invalid_argument_error naming the field when the options ask for a stage that cannot be
-// verified exactly (see the top of generate_speculative.hpp), or for several samples.
+// verified exactly (see the top of generate_speculative.hpp), for several samples, or for context_shift.
 inline void check_speculative_sampling(const generation_options& options) {
     const sampling_options& s = options.sampling;
     if (options.n_samples != 1)
         throw invalid_argument_error("generate_speculative: n_samples = " + std::to_string(options.n_samples) +
                                      ": speculative decoding generates one sample");
+    if (options.context_shift)
+        throw invalid_argument_error("generate_speculative: context_shift is not supported with speculative decoding "
+                                     "(generation ends with cache_full at the cache's capacity)");
     if (s.mirostat != 0)
         throw invalid_argument_error("generate_speculative: sampling.mirostat = " + std::to_string(s.mirostat) +
                                      ": mirostat cannot be verified exactly (its select() updates mu from the token it "

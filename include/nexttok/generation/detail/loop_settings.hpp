@@ -19,6 +19,12 @@ struct loop_settings {
     // Non-owning; sequence_generator only looks at whether it is set (to report prefill_seconds).
     const std::vector<float>* prefilled_logits = nullptr;
     double prefill_seconds = 0.0;   // with prefilled_logits: the time of that shared prefill
+    // The driver shifts the cache's context when it is full (generate.hpp): the capacity ends nothing.
+    bool context_shift = false;
+    // With context_shift: tokens to reserve room for (the options' max_new_tokens; -1: unknown).
+    std::int64_t max_new_tokens = -1;
+    // With context_shift: the positions at the start of the cache a shift keeps (kept_positions()).
+    std::int64_t n_keep = 0;
 };
 
 // Throws invalid_argument_error for an empty prompt or one that does not fit the cache.
