@@ -112,7 +112,9 @@ void prefill(benchmark::State& state, const shape& s, tensor_type type, int n_th
 
 int main(int argc, char** argv) {
     const tensor_type all[] = {tensor_type::f32, tensor_type::f16, tensor_type::bf16,
-                               tensor_type::q8_0, tensor_type::q4_0, tensor_type::q4_k};
+                               tensor_type::q8_0, tensor_type::q4_0, tensor_type::q4_k,
+                               tensor_type::q4_1, tensor_type::q5_0, tensor_type::q5_1, tensor_type::iq4_nl,
+                               tensor_type::q2_k, tensor_type::q3_k, tensor_type::iq4_xs};
     for (const shape& s : shapes)
         for (tensor_type type : all) {
             if (type == tensor_type::f32 && std::string(s.name) != "110M") continue;  // 4.4 GB: 110M only

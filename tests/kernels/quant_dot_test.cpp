@@ -219,26 +219,26 @@ TEST(weight_types, supported_types_are_exactly_those_dispatched) {
             EXPECT_THROW(read_row(v, 0, out.data()), unsupported_error) << traits->name;
         }
     }
-    EXPECT_EQ(n_supported, 8);  // f32 f16 bf16 q8_0 q4_0 q4_k q5_k q6_k
+    EXPECT_EQ(n_supported, 15);  // f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k iq4_nl iq4_xs
 }
 
 TEST(weight_types, unsupported_type_error_names_tensor_offset_and_type) {
-    std::vector<std::byte> bytes(22 * 4);
+    std::vector<std::byte> bytes(66 * 2);
     tensor_view v;
     v.name = "blk.3.attn_q.weight";
-    v.type = tensor_type::q5_0;
+    v.type = tensor_type::iq2_xxs;
     v.n_dims = 2;
-    v.ne = {64, 2, 1, 1};
+    v.ne = {256, 2, 1, 1};
     v.data = bytes.data();
     v.n_bytes = bytes.size();
     v.file_offset = 0x1e240;
-    std::vector<float> x(64), y(2);
+    std::vector<float> x(256), y(2);
     thread_pool pool(1);
     try {
-        matmul(v, x.data(), 64, 1, y.data(), 2, pool);
-        FAIL() << "q5_0 is not supported";
+        matmul(v, x.data(), 256, 1, y.data(), 2, pool);
+        FAIL() << "iq2_xxs is not supported";
     } catch (const unsupported_error& e) {
-        EXPECT_STREQ(e.what(), "tensor 'blk.3.attn_q.weight' at offset 0x1e240: type q5_0 is not supported by matmul");
+        EXPECT_STREQ(e.what(), "tensor 'blk.3.attn_q.weight' at offset 0x1e240: type iq2_xxs is not supported by matmul");
     }
 }
 

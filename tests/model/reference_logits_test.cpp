@@ -61,7 +61,7 @@ TEST_P(reference_logits_test, matches_llama_cpp) {
     const std::int64_t V = m->config().vocab_size;
     ASSERT_EQ(static_cast<std::int64_t>(ref.logits[0].size()), V);
     decoder<float> dec(m);
-    kv_cache<float> cache(m->config(), 64);
+    kv_cache<float> cache(m->config(), static_cast<std::int64_t>(ref.prompt.size() + ref.greedy.size()));
 
     // Prefill the whole prompt in one call, logits at every position.
     std::vector<float> logits(ref.prompt.size() * V);
@@ -126,13 +126,33 @@ INSTANTIATE_TEST_SUITE_P(
                       reference_case{"random/tiny-qwen2-f32.gguf", "tiny-qwen2-f32.logits.txt", 1e-4, true},
                       reference_case{"random/tiny-gpt2-f32.gguf", "tiny-gpt2-f32.logits.txt", 1e-3, false},
                       reference_case{"random/small-f32.gguf", "small-f32.logits.txt", 1e-4, true},
+                      // RoPE scaling (64-token prompts, 96 positions): linear factor 4, Llama 3.1's
+                      // rope_freqs, YaRN factor 4 over an original context of 64 (NeoX, magnitude on
+                      // q and k); rope-none holds rope-linear's weights unscaled.
+                      reference_case{"random/rope-none-f32.gguf", "rope-none-f32.logits.txt", 1e-4, true},
+                      reference_case{"random/rope-linear-f32.gguf", "rope-linear-f32.logits.txt", 1e-4, true},
+                      reference_case{"random/rope-llama3-f32.gguf", "rope-llama3-f32.logits.txt", 1e-4, true},
+                      reference_case{"random/rope-yarn-qwen2-f32.gguf", "rope-yarn-qwen2-f32.logits.txt", 1e-4, true},
                       // Quantized weights, read in place and dequantized exactly; llama.cpp rounds the
                       // activations to 8 bits for these, hence 3e-2.
                       reference_case{"random/tiny-q8_0.gguf", "tiny-q8_0.logits.txt", 3e-2, false},
                       reference_case{"random/tiny-q4_0.gguf", "tiny-q4_0.logits.txt", 3e-2, false},
                       reference_case{"random/small-q4_k_m.gguf", "small-q4_k_m.logits.txt", 3e-2, false},
                       reference_case{"random/small-q5_k_m.gguf", "small-q5_k_m.logits.txt", 3e-2, false},
-                      reference_case{"random/small-q6_k.gguf", "small-q6_k.logits.txt", 3e-2, false}),
+                      reference_case{"random/small-q6_k.gguf", "small-q6_k.logits.txt", 3e-2, false},
+                      // dim 384 (not a multiple of 256): the quantizer's fallbacks to the 32-element types
+                      // q4_1, q5_0, q5_1, iq4_nl (with q8_0, q4_k, q5_k, q6_k).
+                      reference_case{"random/mixed-dim384-f32.gguf", "mixed-dim384-f32.logits.txt", 1e-4, true},
+                      reference_case{"random/mixed-dim384-q4_1.gguf", "mixed-dim384-q4_1.logits.txt", 3e-2, false},
+                      reference_case{"random/mixed-dim384-q5_0.gguf", "mixed-dim384-q5_0.logits.txt", 3e-2, false},
+                      reference_case{"random/mixed-dim384-q5_1.gguf", "mixed-dim384-q5_1.logits.txt", 3e-2, false},
+                      reference_case{"random/mixed-dim384-iq4_nl.gguf", "mixed-dim384-iq4_nl.logits.txt", 3e-2, false},
+                      reference_case{"random/mixed-dim384-q4_k_m.gguf", "mixed-dim384-q4_k_m.logits.txt", 3e-2, false},
+                      reference_case{"random/mixed-dim384-q5_k_m.gguf", "mixed-dim384-q5_k_m.logits.txt", 3e-2, false},
+                      reference_case{"random/mixed-dim384-q3_k_m.gguf", "mixed-dim384-q3_k_m.logits.txt", 3e-2, false},
+                      // and the low-bit 256-element types q2_k, q3_k, iq4_xs (with iq4_nl and q8_0 rows)
+                      reference_case{"random/mixed-dim384-q2_k.gguf", "mixed-dim384-q2_k.logits.txt", 3e-2, false},
+                      reference_case{"random/mixed-dim384-iq4_xs.gguf", "mixed-dim384-iq4_xs.logits.txt", 3e-2, false}),
     case_name);
 
 }  // namespace

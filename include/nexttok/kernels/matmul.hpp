@@ -277,7 +277,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
             pointers.template operator()<NR, NT>(r, t, ws, xs);
             const float* a = acc + (r - r0) * ld + (t - t0) * simd::acc_slot;
             float out[NR * NT];
-            if constexpr (int8) qdot_block_finish<NR, NT>(a, ld, out);
+            if constexpr (int8) qdot_block_finish<NR, NT, W>(a, ld, out);
             else dot_block_finish<NR, NT>(ws, xs, cols, a, ld, out);
             for (int i = 0; i < NR; ++i)
                 for (int k = 0; k < NT; ++k) y[(t + k) * ldy + r + i] = out[i * NT + k];

@@ -23,6 +23,7 @@
 // prefill and decode agree bitwise.
 #pragma once
 
+#include <nexttok/kernels/detail/q8_k_act.hpp>
 #include <nexttok/kernels/detail/simd.hpp>
 #include <nexttok/kernels/quant_blocks.hpp>
 
@@ -57,13 +58,16 @@ struct q8_act_row {
     const std::int8_t* qs4;        // [n]
     const std::int32_t* neg128_4;  // [n / 8]: -128 * (sum of the lane's 8 values)
     const float* lane_d4;          // [n / 8]: the scale d of the lane's block (block 4k + l / 4)
-    // and for q4_k weights (n % 256 == 0 only, else unset), quantized anew by 256 elements, one
+    // and for 256-element weights (n % 256 == 0 only, else unset: q4_k with AVX-512; q2_k, q3_k and
+    // iq4_xs with every instruction set), quantized anew by 256 elements, one
     // scale each (llama.cpp's q8_K): element i ~= d_k[i / 256] * (its value in qs_k), where qs_k
     // holds each 256 elements' blocks of 32 in the order 0, 2, 1, 3, 4, 6, 5, 7, the order of a
-    // q4_k block's low and high nibbles. bsum_k[j]: the sum of block j's values (element order).
+    // q4_k block's low and high nibbles. bsum_k[j]: the sum of block j's values (element order);
+    // bsum16_k[i]: of elements 16 i .. 16 i + 15 (detail/q8_k_act.hpp).
     const std::int8_t* qs_k;       // [n]
     const float* d_k;              // [n / 256]
     const std::int16_t* bsum_k;    // [n / 32]
+    const std::int16_t* bsum16_k;  // [n / 16]
     // and grouped for q4_0 weights by octets of 8 blocks (256 elements, padded with zeros to whole
     // octets): octet o holds four 64-byte parts, qs8[256o + 64m + 8k + j] = element
     // 32(8o + k) + {0, 16, 8, 24}[m] + j (k, j < 8): the low and high nibbles of the first 8
@@ -88,7 +92,7 @@ public:
         n_ = n;
         const std::int64_t full = lines(n), quarter = lines(n / 8), quads = lines((n + 127) / 128 * 128);
         const std::int64_t octets = lines((n + 255) / 256 * 256);
-        row_lines_ = 4 * full + quarter + lines(n / 64) + lines(n / 16) + 2 * quads + octets + 2 * lines(octets * 64 / 4);
+        row_lines_ = 4 * full + quarter + lines(n / 64) + lines(n / 16) + lines(n / 8) + 2 * quads + octets + 2 * lines(octets * 64 / 4);
         const auto size = static_cast<std::size_t>(n_tokens * row_lines_);
         if (store_.size() < size) store_.resize(size);
         rows_.resize(static_cast<std::size_t>(n_tokens));
@@ -110,6 +114,7 @@ public:
             r.qs_k = reinterpret_cast<const std::int8_t*>(take(full));
             r.d_k = reinterpret_cast<const float*>(take(lines(n / 64)));
             r.bsum_k = reinterpret_cast<const std::int16_t*>(take(lines(n / 16)));
+            r.bsum16_k = reinterpret_cast<const std::int16_t*>(take(lines(n / 8)));
             r.qs8 = reinterpret_cast<const std::int8_t*>(take(octets));
             r.neg8_8 = reinterpret_cast<const std::int32_t*>(take(lines(octets * 64 / 4)));
             r.lane_d8 = reinterpret_cast<const float*>(take(lines(octets * 64 / 4)));
@@ -137,7 +142,8 @@ private:
 // Weight block types that have an integer kernel here; others (q5_k, q6_k) use quant_dot.hpp.
 template <class W>
 inline constexpr bool has_int8_kernel =
-    std::is_same_v<W, block_q8_0> || std::is_same_v<W, block_q4_0> || std::is_same_v<W, block_q4_k>;
+    std::is_same_v<W, block_q8_0> || std::is_same_v<W, block_q4_0> || std::is_same_v<W, block_q4_k> ||
+    is_k_quant_int8_block<W> || is_legacy_int8_block<W>;
 
 #if defined(__GNUC__) && !defined(__clang__)  // GCC bug 105593, as in simd.hpp
 #pragma GCC diagnostic push
@@ -240,6 +246,7 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
             const std::int64_t k = b / 8;
             detail::quantize_q8_k(x + 256 * k, k_amax, const_cast<std::int8_t*>(row.qs_k) + 256 * k,
                                   const_cast<float*>(row.d_k) + k, const_cast<std::int16_t*>(row.bsum_k) + 8 * k);
+            detail::q8_k_bsum16(row.qs_k + 256 * k, const_cast<std::int16_t*>(row.bsum16_k) + 16 * k);
             k_amax = 0.0f;
         }
 #else
@@ -267,6 +274,15 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
         dsum[b] = d * static_cast<float>(sum);
 #endif
     }
+#if !defined(NEXTTOK_INT8_ZMM)
+    if (n_ % 256 == 0)  // the per-256 quantization for q2_k, q3_k and iq4_xs (detail/q8_k_act.hpp)
+        for (std::int64_t k = 0; k < n_ / 256; ++k) {
+            auto* qs_k = const_cast<std::int8_t*>(row.qs_k) + 256 * k;
+            detail::quantize_q8_k_scalar(x + 256 * k, qs_k, const_cast<float*>(row.d_k) + k,
+                                         const_cast<std::int16_t*>(row.bsum_k) + 8 * k);
+            detail::q8_k_bsum16(qs_k, const_cast<std::int16_t*>(row.bsum16_k) + 16 * k);
+        }
+#endif
     // Zero padding: a kernel may load a whole pair of blocks where the row has one left.
     std::fill(qs + n_, qs + 64 * lines(n_), std::int8_t{0});
     std::fill(neg8 + n_ / 4, neg8 + 16 * lines(n_), 0);
@@ -854,6 +870,16 @@ inline float qdot_result(const float* slot) noexcept { return slot[0] - slot[min
 
 }  // namespace detail
 
+}  // namespace nexttok
+
+// The kernels of q2_k, q3_k and iq4_xs (their own files; declared before qdot_block_range below,
+// whose qualified call detail::qdot_range sees the overloads declared up to here).
+#include <nexttok/kernels/detail/k_quant_qdot.hpp>
+// And of q4_1, q5_0, q5_1 and iq4_nl, with their own accumulator layout (qdot_block_finish).
+#include <nexttok/kernels/detail/legacy_qdot.hpp>
+
+namespace nexttok {
+
 // Adds weight blocks [b0, b1) of NR rows (each row's blocks at w[r]) times NT quantized
 // activation rows into the accumulators acc (output (r, t) at acc[r * ld + t * acc_slot], 64-byte
 // aligned, zero before the first range). A range boundary other than b1 must be a multiple of 8
@@ -865,11 +891,16 @@ inline void qdot_block_range(const Block* const* w, const q8_act_row* const* x, 
     detail::qdot_range<NR, NT>(w, x, b0, b1, acc, ld, pf);
 }
 
-// out[r * NT + t] = the dot product those accumulators hold.
-template <int NR, int NT>
+// out[r * NT + t] = the dot product those accumulators hold (of Block weights).
+template <int NR, int NT, class Block = void>
 inline void qdot_block_finish(const float* acc, std::int64_t ld, float* out) noexcept {
     for (int r = 0; r < NR; ++r)
-        for (int t = 0; t < NT; ++t) out[r * NT + t] = detail::qdot_result(acc + r * ld + t * detail::simd::acc_slot);
+        for (int t = 0; t < NT; ++t) {
+            const float* slot = acc + r * ld + t * detail::simd::acc_slot;
+            if constexpr (is_legacy_int8_block<Block>) out[r * NT + t] = detail::legacy_qdot_result(slot);
+            else if constexpr (is_k_quant_int8_block<Block>) out[r * NT + t] = detail::k_quant_qdot_result(slot);
+            else out[r * NT + t] = detail::qdot_result(slot);
+        }
 }
 
 // out[r * NT + t] = sum_i w[r][i] * x[t] element i: NR weight rows of n / Block::block_size
@@ -880,7 +911,7 @@ inline void qdot_block(const Block* const* w, const q8_act_row* const* x, std::i
                        detail::simd::prefetch_cursor pf = {}) noexcept {
     alignas(64) float acc[NR * NT * detail::simd::acc_slot] = {};
     qdot_block_range<NR, NT>(w, x, 0, n / Block::block_size, acc, NT * detail::simd::acc_slot, pf);
-    qdot_block_finish<NR, NT>(acc, NT * detail::simd::acc_slot, out);
+    qdot_block_finish<NR, NT, Block>(acc, NT * detail::simd::acc_slot, out);
 }
 
 }  // namespace nexttok

@@ -236,3 +236,6 @@ inline void dequantize_row(const Block* x, float* y, std::int64_t n) noexcept {
 }
 
 }  // namespace nexttok
+
+#include <nexttok/kernels/legacy_quant_blocks.hpp>  // q4_1, q5_0, q5_1, iq4_nl
+#include <nexttok/kernels/k_quant_blocks.hpp>       // q2_k, q3_k, iq4_xs

@@ -25,7 +25,14 @@ inline constexpr bool supports_weight_type(tensor_type t) noexcept {
         case tensor_type::q4_0:
         case tensor_type::q4_k:
         case tensor_type::q5_k:
-        case tensor_type::q6_k: return true;
+        case tensor_type::q6_k:
+        case tensor_type::q2_k:
+        case tensor_type::q3_k:
+        case tensor_type::iq4_xs:
+        case tensor_type::q4_1:
+        case tensor_type::q5_0:
+        case tensor_type::q5_1:
+        case tensor_type::iq4_nl: return true;
         default: return false;
     }
 }
@@ -62,6 +69,13 @@ decltype(auto) visit_weight_type(const tensor_view& w, const char* user, F&& f) 
         case tensor_type::q4_k: return blocks(std::type_identity<block_q4_k>{});
         case tensor_type::q5_k: return blocks(std::type_identity<block_q5_k>{});
         case tensor_type::q6_k: return blocks(std::type_identity<block_q6_k>{});
+        case tensor_type::q2_k: return blocks(std::type_identity<block_q2_k>{});
+        case tensor_type::q3_k: return blocks(std::type_identity<block_q3_k>{});
+        case tensor_type::iq4_xs: return blocks(std::type_identity<block_iq4_xs>{});
+        case tensor_type::q4_1: return blocks(std::type_identity<block_q4_1>{});
+        case tensor_type::q5_0: return blocks(std::type_identity<block_q5_0>{});
+        case tensor_type::q5_1: return blocks(std::type_identity<block_q5_1>{});
+        case tensor_type::iq4_nl: return blocks(std::type_identity<block_iq4_nl>{});
         default:
             throw unsupported_error("tensor '" + w.name + "' at offset " + detail::hex_offset(w.file_offset) +
                                     ": type " + to_string(w.type) + " is not supported by " + user);

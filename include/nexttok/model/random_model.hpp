@@ -48,6 +48,20 @@ void random_blocks(std::uint64_t& state, std::byte* dst, std::uint64_t n_blocks,
             block.dmin = packed_half::from_float(d * q_mid);  // centers d * sc * q - dmin * m near 0
         }
         if constexpr (std::is_same_v<Block, block_q6_k>) block.d = packed_half::from_float(scale / (64.0f * 32.0f));
+        if constexpr (std::is_same_v<Block, block_q4_1> || std::is_same_v<Block, block_q5_1>) {
+            constexpr float q_mid = std::is_same_v<Block, block_q4_1> ? 7.5f : 15.5f;  // quants 0..15 or 0..31
+            block.d = packed_half::from_float(scale / q_mid);
+            block.m = packed_half::from_float(-scale);  // centers d * q + m near 0
+        }
+        if constexpr (std::is_same_v<Block, block_q5_0>) block.d = packed_half::from_float(scale / 16.0f);
+        if constexpr (std::is_same_v<Block, block_iq4_nl>) block.d = packed_half::from_float(scale / 127.0f);
+        if constexpr (std::is_same_v<Block, block_q2_k>) {  // d * sc * q - dmin * m: sc, m 0..15, q 0..3
+            const float d = scale / (15.0f * 1.5f);
+            block.d = packed_half::from_float(d);
+            block.dmin = packed_half::from_float(d * 1.5f);  // centers it near 0
+        }
+        if constexpr (std::is_same_v<Block, block_q3_k>) block.d = packed_half::from_float(scale / (32.0f * 4.0f));
+        if constexpr (std::is_same_v<Block, block_iq4_xs>) block.d = packed_half::from_float(scale / (32.0f * 127.0f));
     }
 }
 
@@ -55,7 +69,7 @@ void random_blocks(std::uint64_t& state, std::byte* dst, std::uint64_t n_blocks,
 
 // `c` gives every size (tied_output picks whether `output` is the embedding); `type` is the storage
 // of the matrices: f32, f16, bf16 (values uniform in +-1/sqrt(cols)), or q8_0, q4_0, q4_k, q5_k,
-// q6_k (random quants, scales of the same magnitude). Norm weights are f32 ones.
+// q6_k, q4_1, q5_0, q5_1, iq4_nl, q2_k, q3_k, iq4_xs (random quants, scales of the same magnitude). Norm weights are f32 ones.
 inline std::shared_ptr<const model> make_random_model(model_config c, std::uint64_t seed,
                                                       tensor_type type = tensor_type::f32) {
     if (c.head_dim == 0 && c.n_heads > 0) c.head_dim = c.dim / c.n_heads;
@@ -65,7 +79,9 @@ inline std::shared_ptr<const model> make_random_model(model_config c, std::uint6
         throw unsupported_error("<random model>: only the llama layout (RMSNorm, RoPE, SwiGLU) is generated");
     const auto traits = find_tensor_type_traits(static_cast<std::uint32_t>(type));
     const bool quantized = type == tensor_type::q8_0 || type == tensor_type::q4_0 || type == tensor_type::q4_k ||
-                           type == tensor_type::q5_k || type == tensor_type::q6_k;
+                           type == tensor_type::q5_k || type == tensor_type::q6_k || type == tensor_type::q4_1 ||
+                           type == tensor_type::q5_0 || type == tensor_type::q5_1 || type == tensor_type::iq4_nl ||
+                           type == tensor_type::q2_k || type == tensor_type::q3_k || type == tensor_type::iq4_xs;
     if (!traits || !(quantized || type == tensor_type::f32 || type == tensor_type::f16 || type == tensor_type::bf16))
         throw unsupported_error("<random model>: weight type " + to_string(type) + " is not supported");
 
@@ -115,6 +131,13 @@ inline std::shared_ptr<const model> make_random_model(model_config c, std::uint6
             case tensor_type::q4_k: return detail::random_blocks<block_q4_k>(state, dst, n_blocks, scale);
             case tensor_type::q5_k: return detail::random_blocks<block_q5_k>(state, dst, n_blocks, scale);
             case tensor_type::q6_k: return detail::random_blocks<block_q6_k>(state, dst, n_blocks, scale);
+            case tensor_type::q4_1: return detail::random_blocks<block_q4_1>(state, dst, n_blocks, scale);
+            case tensor_type::q5_0: return detail::random_blocks<block_q5_0>(state, dst, n_blocks, scale);
+            case tensor_type::q5_1: return detail::random_blocks<block_q5_1>(state, dst, n_blocks, scale);
+            case tensor_type::iq4_nl: return detail::random_blocks<block_iq4_nl>(state, dst, n_blocks, scale);
+            case tensor_type::q2_k: return detail::random_blocks<block_q2_k>(state, dst, n_blocks, scale);
+            case tensor_type::q3_k: return detail::random_blocks<block_q3_k>(state, dst, n_blocks, scale);
+            case tensor_type::iq4_xs: return detail::random_blocks<block_iq4_xs>(state, dst, n_blocks, scale);
             default: break;
         }
         for (std::uint64_t i = 0; i < t.n_elements(); ++i) {

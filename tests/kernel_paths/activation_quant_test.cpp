@@ -1,0 +1,54 @@
+// The base of every kernel-path comparison: each program really compiles the kernels of its path,
+// and the 8-bit activation quantization (quant_act.hpp), which all integer kernels start from, is
+// bitwise its formula on every path (per block of 32: d = amax / 127, q = nearest-even(x * 127 /
+// amax), dsum = d * sum q).
+#include "kernel_path.hpp"
+
+#include <nexttok/kernels/detail/simd.hpp>
+#include <nexttok/kernels/quant_act.hpp>
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <string>
+
+namespace nexttok {
+namespace {
+
+TEST(kernel_path, program_compiles_its_path) {
+    NEXTTOK_REQUIRE_KERNEL_PATH();
+    const std::string path = test::kernel_path();
+    EXPECT_EQ(std::string(detail::simd::backend_name), path);
+#if defined(NEXTTOK_INT8_ZMM)
+    EXPECT_EQ(path, "avx512");
+    EXPECT_TRUE(q8_act_row::grouped);
+#else
+    EXPECT_NE(path, "avx512");
+    EXPECT_FALSE(q8_act_row::grouped);
+#endif
+}
+
+TEST(kernel_path, activation_quantization_is_its_formula) {
+    NEXTTOK_REQUIRE_KERNEL_PATH();
+    constexpr std::int64_t n = 3, cols = 1248;  // 39 blocks: a partial quad and octet of blocks
+    const std::vector<float> x = test::activations(n, cols, 5);
+    q8_activations act;
+    act.resize(n, cols);
+    for (std::int64_t t = 0; t < n; ++t) {
+        act.quantize(t, x.data() + t * cols);
+        const test::q8_reference ref = test::quantize_q8_reference(x.data() + t * cols, cols);
+        const q8_act_row& row = act.row(t);
+        for (std::int64_t i = 0; i < cols; ++i) ASSERT_EQ(row.qs[i], ref.q[i]) << "token " << t << " element " << i;
+        for (std::int64_t b = 0; b < cols / 32; ++b) {
+            for (int l = 0; l < 8; ++l)
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(row.lane_d[8 * b + l]), std::bit_cast<std::uint32_t>(ref.d[b]))
+                    << "token " << t << " block " << b;
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(row.dsum[b]), std::bit_cast<std::uint32_t>(ref.dsum[b]))
+                << "token " << t << " block " << b;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace nexttok
