@@ -1,8 +1,9 @@
-// y = x W^T for a weight matrix W (rows x cols) stored in its file format (f32, f16, bf16, q8_0,
-// q4_0, q4_k, q5_k, q6_k: see weight_types.hpp), and n activation vectors x (n x cols, float /
+// y = x W^T for a weight matrix W (rows x cols) stored in its file format (f32, f16, bf16 and the
+// quantized block types: see weight_types.hpp), and n activation vectors x (n x cols, float /
 // half / bfloat16): y is n x rows, float. The weight format is a runtime property of the tensor,
 // dispatched once per row block to a monomorphized kernel; quantized rows are read in place.
-// For q8_0, q4_0 and q4_k the activation rows are first quantized to 8 bits (quant_act.hpp); for
+// For the types with an integer kernel (has_int8_kernel: all block types but q5_k and q6_k) the
+// activation rows are first quantized to 8 bits (quant_act.hpp); for
 // dense weights and several tokens, activations and weight rows are packed as float first.
 //
 // Work is split into blocks of `rows_per_task` rows (`packed_rows_per_task` when packed) whatever

@@ -10,7 +10,8 @@
 
 namespace nexttok::detail {
 
-// Weight types the decoder's kernels compute with: f32, f16, bf16, q8_0, q4_0, q4_k, q5_k, q6_k
+// Weight types the decoder's kernels compute with: f32, f16, bf16 and ggml's q8_0, q4_0, q4_1, q5_0,
+// q5_1, iq4_nl, q2_k, q3_k, q4_k, q5_k, q6_k, iq4_xs
 // (the list lives beside the dispatch, in kernels/weight_types.hpp).
 inline bool is_supported_weight_type(tensor_type t) noexcept { return supports_weight_type(t); }
 
