@@ -43,6 +43,11 @@ inline float legacy_qdot_result(const float* slot) noexcept {
     return (h4[0] + h4[2]) + (h4[1] + h4[3]);
 }
 
+// The 32-element block types whose integer kernels are in legacy_qdot_*.hpp.
+template <class Block>
+concept legacy_int8_block = std::is_same_v<Block, block_q4_1> || std::is_same_v<Block, block_q5_0> ||
+                            std::is_same_v<Block, block_q5_1> || std::is_same_v<Block, block_iq4_nl>;
+
 template <class Block>
 inline constexpr bool legacy_has_min = std::is_same_v<Block, block_q4_1> || std::is_same_v<Block, block_q5_1>;
 

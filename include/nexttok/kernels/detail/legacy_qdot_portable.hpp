@@ -30,23 +30,8 @@ inline void legacy_portable_range(const Block* const* w, const q8_act_row* const
         }
 }
 
-template <int NR, int NT>
-inline void qdot_range(const block_q4_1* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
-                       float* acc, std::int64_t ld, simd::prefetch_cursor) noexcept {
-    legacy_portable_range<NR, NT>(w, x, b0, b1, acc, ld);
-}
-template <int NR, int NT>
-inline void qdot_range(const block_q5_0* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
-                       float* acc, std::int64_t ld, simd::prefetch_cursor) noexcept {
-    legacy_portable_range<NR, NT>(w, x, b0, b1, acc, ld);
-}
-template <int NR, int NT>
-inline void qdot_range(const block_q5_1* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
-                       float* acc, std::int64_t ld, simd::prefetch_cursor) noexcept {
-    legacy_portable_range<NR, NT>(w, x, b0, b1, acc, ld);
-}
-template <int NR, int NT>
-inline void qdot_range(const block_iq4_nl* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
+template <int NR, int NT, legacy_int8_block Block>
+inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                        float* acc, std::int64_t ld, simd::prefetch_cursor) noexcept {
     legacy_portable_range<NR, NT>(w, x, b0, b1, acc, ld);
 }
