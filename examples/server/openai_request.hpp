@@ -205,9 +205,16 @@ inline json get_messages(const json& body) {
 inline openai_request parse_openai_request(const std::string& body_text, endpoint kind, const nexttok::generation_options& defaults,
                                            std::int64_t vocab_size) {
     using namespace detail;
+    // Nesting is bounded before anything recursive (a template, dump()) touches the value: a request
+    // needs a handful of levels, a hostile one could hold a million.
+    constexpr int max_depth = 64;
+    auto bounded = [](int depth, json::parse_event_t, json&) {
+        if (depth > max_depth) throw request_error("the body nests JSON deeper than " + std::to_string(max_depth) + " levels");
+        return true;
+    };
     json body;
     try {
-        body = json::parse(body_text);
+        body = json::parse(body_text, bounded);
     } catch (const json::parse_error& e) {
         throw request_error(std::string("the body is not valid JSON: ") + e.what());
     }

@@ -150,4 +150,18 @@ TEST(OpenAIRequest, MalformedBodies) {
     }
 }
 
+// A deeply nested body is refused while it is parsed, with a short message (not the value).
+TEST(OpenAIRequest, DeepNestingIsRefused) {
+    const std::string deep = "{\"prompt\": \"x\", \"extra\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+    try {
+        completion(deep);
+        ADD_FAILURE() << "no error for a body nested 100000 levels deep";
+    } catch (const request_error& e) {
+        EXPECT_NE(std::string(e.what()).find("deeper than 64 levels"), std::string::npos) << e.what();
+        EXPECT_LT(std::string(e.what()).size(), 200u);
+    }
+    const std::string ok = "{\"prompt\": \"x\", \"extra\": " + std::string(60, '[') + std::string(60, ']') + "}";
+    EXPECT_EQ(completion(ok).options.max_new_tokens, nexttok::generation_options{}.max_new_tokens);
+}
+
 }  // namespace
