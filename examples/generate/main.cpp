@@ -8,6 +8,7 @@
 //   generate --model stories260K.gguf -p "Once" --draft-model stories260K-q8_0.gguf --draft-max 8
 //   generate --model stories260K.gguf -p "Once" --lookup-ngram 3     (speculative decoding)
 //   generate --model stories260K.gguf -n 1200 --context-shift       (past the 128-position context)
+//   generate --model chat-model.gguf --chat --system "You are terse." -n 256   (a conversation)
 //
 // Every sampling and stopping flag sets one field of nexttok::generation_options (named after
 // llama.cpp's flag where llama.cpp has one), so a llama.cpp or Hugging Face setup carries over; the
@@ -20,6 +21,16 @@
 // --context-shift drops the older half of the context (after the first --keep prompt tokens) and
 // goes on. A --ctx-size beyond the trained context of a model without RoPE scaling is accepted with
 // a warning.
+//
+// --chat: a conversation (chat.hpp), as llama.cpp's -cnv: one user turn per line of stdin, each
+// answer generated on the KV cache of the previous turns (only the new tokens are prefilled) and
+// streamed to stdout, one line of statistics per turn on stderr (the prompt marker "> " goes there
+// too). The template is the model's own (GGUF tokenizer.chat_template, or chat_template in a Hugging
+// Face directory's tokenizer_config.json), or --chat-template FILE / chatml. --prompt with --chat is
+// the first user turn, then stdin continues the conversation. -n bounds each answer. When the
+// conversation no longer fits the context, the program says so and ends (no turn is dropped).
+// --special parses special-token texts ("<|im_start|>") in a plain --prompt.
+#include "chat.hpp"
 #include "demo_model.hpp"
 #include "flags.hpp"
 
@@ -49,6 +60,10 @@ struct options {
     int threads = 0;               // 0: one per hardware thread
     nexttok::generation_options gen;
     flags::speculative_flags spec;  // the drafter, if any, and draft_max / draft_min
+    bool special = false;          // parse special-token texts in --prompt
+    bool chat = false;             // an interactive conversation on stdin (chat.hpp)
+    std::string system;            // --chat: the system message
+    std::string chat_template;     // --chat: a Jinja file or a built-in name; empty: the model's own
 };
 
 struct loaded {
@@ -165,13 +180,46 @@ void explain_full_context(const options& o, const loaded& l, std::int64_t capaci
                  l.model->file_name().c_str(), static_cast<long long>(capacity), room.c_str());
 }
 
+// The load and cache line that ends every run.
+template <class Scalar, class Cache>
+void print_setup(const options& o, const loaded& l, const nexttok::decoder<Scalar>& dec, const Cache& cache, const char* scalar_name) {
+    const std::string cache_name = o.no_cache ? std::string(scalar_name) + ", no cache: scratch"
+                                   : std::is_same_v<nexttok::kv_element_t<Cache>, nexttok::block_q8_0> ? std::string("q8_0")
+                                                                                                      : std::string(scalar_name);
+    std::fprintf(stderr, "[%s] load: %.1f ms | KV cache (%s): %zu bytes for %lld positions | weights: %llu bytes | threads: %d | samplers: %s\n",
+                 l.model->file_name().c_str(), 1e3 * l.load_seconds, cache_name.c_str(),
+                 cache.bytes(), static_cast<long long>(cache.capacity()), static_cast<unsigned long long>(l.model->weight_bytes()),
+                 dec.n_threads(), nexttok::format_sampler_order(o.gen.sampling.sampler_order).c_str());
+}
+
+// --chat: the conversation on stdin (chat.hpp), on one cache for all its turns.
+template <class Scalar, class Cache>
+void run_chat(const options& o, const loaded& l, nexttok::decoder<Scalar>& dec, Cache& cache, const char* scalar_name) {
+    chat::chat_options co;
+    co.system = o.system;
+    co.gen = o.gen;
+    co.model_name = l.model->file_name();
+    const std::int64_t trained = l.model->config().max_seq_len;
+    co.room_hint = cache.capacity() < trained ? "--ctx-size up to " + std::to_string(trained) + " (the model's trained context)"
+                                              : "a new conversation, or a model trained on a longer context";
+    chat::conversation<nexttok::decoder<Scalar>, Cache> c(dec, cache, *l.tok, chat::choose_template(*l.model, o.chat_template), co);
+    std::fprintf(stderr, "[%s] chat template: %s | one line per turn; /exit or end of input ends the conversation\n",
+                 co.model_name.c_str(), c.chat_template().name().c_str());
+    chat::run(c, o.prompt, std::cin, std::cout, std::cerr);
+    print_setup(o, l, dec, cache, scalar_name);
+}
+
 template <class Scalar, class Cache>
 void run(const options& o, const loaded& l, const char* scalar_name) {
     const nexttok::model_config& c = l.model->config();
     warn_about_context(o, l);
     nexttok::decoder<Scalar> dec(l.model, o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     Cache cache(c, o.context);
-    const auto prompt = l.tok->encode(o.prompt, l.tok->default_add_bos());
+    if (o.chat) {
+        if constexpr (nexttok::prefix_reusing_decoder<nexttok::decoder<Scalar>, Cache>) return run_chat(o, l, dec, cache, scalar_name);
+        else throw nexttok::invalid_argument_error("--chat reuses the KV cache of the previous turns: it cannot be combined with --no-cache");
+    }
+    const auto prompt = l.tok->encode(o.prompt, l.tok->default_add_bos(), o.special);
     if (prompt.empty()) throw nexttok::invalid_argument_error("the prompt is empty and the model adds no BOS: give --prompt");
     auto stream = [](const nexttok::token_event& e) {
         std::cout << e.text << std::flush;
@@ -231,16 +279,11 @@ void run(const options& o, const loaded& l, const char* scalar_name) {
         full = full || r.reason == nexttok::finish_reason::cache_full;
     }
     if (full) explain_full_context(o, l, cache.capacity());
-    const std::string cache_name = o.no_cache ? std::string(scalar_name) + ", no cache: scratch"
-                                   : std::is_same_v<nexttok::kv_element_t<Cache>, nexttok::block_q8_0> ? std::string("q8_0")
-                                                                                                      : std::string(scalar_name);
-    std::fprintf(stderr, "[%s] load: %.1f ms | KV cache (%s): %zu bytes for %lld positions | weights: %llu bytes | threads: %d | samplers: %s\n",
-                 l.model->file_name().c_str(), 1e3 * l.load_seconds, cache_name.c_str(),
-                 cache.bytes(), static_cast<long long>(cache.capacity()), static_cast<unsigned long long>(l.model->weight_bytes()),
-                 dec.n_threads(), nexttok::format_sampler_order(o.gen.sampling.sampler_order).c_str());
+    print_setup(o, l, dec, cache, scalar_name);
     if (l.draft)
         std::fprintf(stderr, "[%s] draft model %s: load: %.1f ms | KV cache (%s): %zu bytes for %lld positions | weights: %llu bytes\n",
-                     l.model->file_name().c_str(), l.draft->file_name().c_str(), 1e3 * l.draft_load_seconds, cache_name.c_str(),
+                     l.model->file_name().c_str(), l.draft->file_name().c_str(), 1e3 * l.draft_load_seconds,
+                     std::is_same_v<nexttok::kv_element_t<Cache>, nexttok::block_q8_0> ? "q8_0" : scalar_name,
                      speculation->draft_cache_bytes, static_cast<long long>(cache.capacity()),
                      static_cast<unsigned long long>(l.draft->weight_bytes()));
 }
@@ -250,6 +293,24 @@ void run_scalar(const options& o, const loaded& l, const char* name) {
     if (o.no_cache) run<Scalar, nexttok::no_cache<Scalar>>(o, l, name);
     else if (o.cache_type == "q8_0") run<Scalar, nexttok::q8_0_kv_cache<Scalar>>(o, l, name);
     else run<Scalar, nexttok::kv_cache<Scalar>>(o, l, name);
+}
+
+// --chat and the flags that go with it, or contradict it.
+void check_chat_flags(const options& o) {
+    if (!o.chat) {
+        if (!o.system.empty()) throw nexttok::invalid_argument_error("--system is the system message of a conversation: it needs --chat");
+        if (!o.chat_template.empty()) throw nexttok::invalid_argument_error("--chat-template applies to a conversation: it needs --chat");
+        return;
+    }
+    const auto refuse = [](const std::string& flag, const std::string& why) {
+        throw nexttok::invalid_argument_error(flag + " cannot be combined with --chat: " + why);
+    };
+    if (o.no_cache) refuse("--no-cache", "each turn reuses the KV cache of the previous ones");
+    if (o.gen.n_samples != 1) refuse("--n-samples " + std::to_string(o.gen.n_samples), "a conversation has one answer per turn");
+    if (o.spec.enabled()) refuse(o.spec.drafter_flag(), "speculative decoding is not available in chat mode");
+    if (o.gen.context_shift) refuse("--context-shift", "the prefix reuse needs the cache to hold exactly what a prefill of its tokens writes");
+    if (o.gen.n_logprobs > 0) refuse("--logprobs", "chat mode prints no per-token log-probabilities");
+    if (o.special) refuse("--special", "user text in a conversation is never parsed for special tokens (only the template's own text is)");
 }
 
 }  // namespace
@@ -270,12 +331,19 @@ int main(int argc, char** argv) {
     flags::generation_flags gf;
     flags::add_generation_flags(app, o.gen, gf);
     flags::add_context_flags(app, o.gen);
+    app.add_flag("--special", o.special, "parse special-token texts such as <|im_start|> in --prompt as the tokens they name");
+    app.add_flag("--chat,--conversation", o.chat,
+                 "an interactive conversation: one user turn per line of stdin, rendered with the model's chat template; "
+                 "each turn prefills only its new tokens (--prompt: the first turn)");
+    app.add_option("--system", o.system, "--chat: a system message before the first turn");
+    app.add_option("--chat-template", o.chat_template, "--chat: a Jinja chat template file, or chatml (default: the model's own)");
     CLI11_PARSE(app, argc, argv);
 
     try {
         flags::finish_generation_flags(o.gen, gf);
         o.gen.validate();
         flags::finish_speculative_flags(o.spec, o.gen);
+        check_chat_flags(o);
         if (o.no_cache && o.cache_type != "scalar")
             throw nexttok::invalid_argument_error("--cache-type " + o.cache_type + " needs a KV cache: it cannot be combined with --no-cache");
         const loaded l = load(o);

@@ -16,6 +16,8 @@ struct generation_timings {
     std::int64_t n_decode_steps = 0;   // forward calls after the prefill, one per generated token but the last
     double prefill_seconds = 0.0;      // the prefill forward call and the first sampling
     double decode_seconds = 0.0;       // every later forward call and sampling
+    // Prompt tokens not run because the cache already held them (generate_reusing); 0 otherwise.
+    std::int64_t n_reused_prompt_tokens = 0;
 
     double prefill_tokens_per_second() const noexcept {
         return prefill_seconds > 0.0 ? static_cast<double>(n_prompt_tokens) / prefill_seconds : 0.0;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <nexttok/error.hpp>
+#include <nexttok/io/gguf_value.hpp>
 #include <nexttok/io/tensor_type.hpp>
 #include <nexttok/io/tensor_view.hpp>
 
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nexttok {
@@ -31,6 +33,15 @@ public:
     void add_string(const std::string& key, const std::string& v) {
         begin(key, 8);
         put_string(meta_, v);
+    }
+
+    // A value read from a GGUF file (gguf_file::metadata()), of any type, arrays and nested arrays
+    // included: copies a file's metadata key by key.
+    void add_value(const std::string& key, const gguf_value& v) {
+        std::string payload;
+        put_value(payload, v);  // throws before anything is recorded
+        begin(key, static_cast<std::uint32_t>(v.type));
+        meta_ += payload;
     }
 
     // A tensor of ggml shape ne (ne[0] = row length) and type `type`; `bytes` is its data, exactly
@@ -96,6 +107,35 @@ private:
     static void put_string(std::string& out, const std::string& s) {
         put(out, std::uint64_t{s.size()});
         out += s;
+    }
+    // The payload of `v` (after its type): scalars in their own width, arrays as element type, count
+    // and elements.
+    static void put_value(std::string& out, const gguf_value& v) {
+        switch (v.type) {
+            case gguf_type::u8: put(out, static_cast<std::uint8_t>(v.u)); break;
+            case gguf_type::i8: put(out, static_cast<std::int8_t>(v.i)); break;
+            case gguf_type::u16: put(out, static_cast<std::uint16_t>(v.u)); break;
+            case gguf_type::i16: put(out, static_cast<std::int16_t>(v.i)); break;
+            case gguf_type::u32: put(out, static_cast<std::uint32_t>(v.u)); break;
+            case gguf_type::i32: put(out, static_cast<std::int32_t>(v.i)); break;
+            case gguf_type::u64: put(out, v.u); break;
+            case gguf_type::i64: put(out, v.i); break;
+            case gguf_type::f32: put(out, static_cast<float>(v.f)); break;
+            case gguf_type::f64: put(out, v.f); break;
+            case gguf_type::boolean: put(out, static_cast<std::uint8_t>(v.b)); break;
+            case gguf_type::string: put_string(out, std::string(v.str)); break;
+            case gguf_type::array:
+                put(out, static_cast<std::uint32_t>(v.element_type));
+                put(out, v.count);
+                if (v.element_type == gguf_type::string)
+                    for (const std::string_view s : v.strings) put_string(out, std::string(s));
+                else if (v.element_type == gguf_type::array)
+                    for (const gguf_value& item : v.items) put_value(out, item);  // each an array value itself
+                else
+                    out.append(reinterpret_cast<const char*>(v.raw.data()), v.raw.size());
+                break;
+            default: throw invalid_argument_error("gguf_writer: value of unknown type " + std::to_string(static_cast<std::uint32_t>(v.type)));
+        }
     }
     void begin(const std::string& key, std::uint32_t type) {
         ++n_kv_;
