@@ -5,6 +5,7 @@
 #include <nexttok/io/gguf.hpp>
 #include <nexttok/io/gguf_writer.hpp>
 #include <nexttok/io/gguf_value.hpp>
+#include <nexttok/io/json_limits.hpp>
 #include <nexttok/io/mapped_file.hpp>
 #include <nexttok/io/safetensors.hpp>
 #include <nexttok/io/tensor_type.hpp>

@@ -8,6 +8,7 @@
 #include <nexttok/chat/chat_template_error.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/io/gguf.hpp>
+#include <nexttok/io/json_limits.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -35,9 +36,10 @@ inline std::optional<chat_template> load_chat_template_from_tokenizer_config(con
     if (!in) throw io_error(path.string() + ": cannot open the tokenizer configuration");
     nlohmann::json config;
     try {
-        config = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+        const std::string text(std::istreambuf_iterator<char>(in), {});
+        config = parse_json_bounded(text, path.string());
     } catch (const nlohmann::json::exception& e) {
-        throw format_error(path.string() + ": not valid JSON: " + e.what());
+        throw format_error(path.string() + ": not valid JSON: " + quote_text(e.what(), 2 * max_quote_bytes));
     }
     if (!config.is_object() || !config.contains("chat_template") || config["chat_template"].is_null()) return std::nullopt;
     const nlohmann::json& t = config["chat_template"];

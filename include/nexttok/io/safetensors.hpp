@@ -11,6 +11,7 @@
 
 #include <nexttok/error.hpp>
 #include <nexttok/io/byte_reader.hpp>
+#include <nexttok/io/json_limits.hpp>
 #include <nexttok/io/mapped_file.hpp>
 #include <nexttok/io/tensor_view.hpp>
 
@@ -80,9 +81,9 @@ private:
         data_offset_ = 8 + n;
         nlohmann::json header;
         try {
-            header = nlohmann::json::parse(text);
+            header = parse_json_bounded(text, name() + ": header at offset 0x8");
         } catch (const nlohmann::json::exception& e) {
-            r.fail_at(8, "header", std::string("not valid JSON: ") + e.what());
+            r.fail_at(8, "header", "not valid JSON: " + quote_text(e.what(), 2 * max_quote_bytes));
         }
         if (!header.is_object()) r.fail_at(8, "header", "expected a JSON object, found " + std::string(header.type_name()));
         const std::uint64_t data_size = file_.size() - data_offset_;
@@ -94,13 +95,13 @@ private:
                 continue;
             }
             tensors_.push_back(read_tensor(r, key, value, data_size));
-            if (!index_.emplace(key, tensors_.size() - 1).second) r.fail_at(8, "tensor '" + key + "'", "duplicate name");
+            if (!index_.emplace(key, tensors_.size() - 1).second) r.fail_at(8, "tensor '" + quote_text(key) + "'", "duplicate name");
         }
         check_overlaps();
     }
 
     tensor_view read_tensor(const byte_reader& r, const std::string& key, const nlohmann::json& v, std::uint64_t data_size) const {
-        const std::string what = "tensor '" + key + "'";
+        const std::string what = "tensor '" + quote_text(key) + "'";
         auto fail = [&](const std::string& msg) { r.fail_at(8, what + " in the header", msg); };
         if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets"))
             fail("expected an object with dtype, shape and data_offsets");
@@ -113,7 +114,7 @@ private:
             fail("data_offsets must be two non-negative integers");
         const std::string dt = d.get<std::string>();
         const std::uint64_t elem = dtype_bytes(dt);
-        if (elem == 0) fail("unknown dtype '" + dt + "'");
+        if (elem == 0) fail("unknown dtype '" + quote_text(dt) + "'");
         tensor_view t;
         t.name = key;
         t.n_dims = static_cast<std::uint32_t>(std::max<std::size_t>(shape.size(), 1));
@@ -143,7 +144,8 @@ private:
         std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->file_offset < b->file_offset; });
         for (std::size_t k = 1; k < order.size(); ++k)
             if (order[k - 1]->file_offset + order[k - 1]->n_bytes > order[k]->file_offset)
-                throw format_error(name() + ": tensor '" + order[k]->name + "' at offset " + detail::hex_offset(order[k]->file_offset) + ": overlaps the data of tensor '" + order[k - 1]->name + "'");
+                throw format_error(name() + ": tensor '" + quote_text(order[k]->name) + "' at offset " + detail::hex_offset(order[k]->file_offset) +
+                                   ": overlaps the data of tensor '" + quote_text(order[k - 1]->name) + "'");
     }
 
     mapped_file file_;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <nexttok/error.hpp>
+#include <nexttok/io/json_limits.hpp>
 #include <nexttok/io/safetensors.hpp>
 #include <nexttok/model/architecture.hpp>
 #include <nexttok/model/detail/hf_config.hpp>
@@ -46,10 +47,11 @@ inline std::vector<safetensors_file> open_shards(const std::filesystem::path& di
         throw format_error(name + ": key 'weight_map': expected an object mapping tensor names to files");
     std::set<std::string> files;
     for (const auto& [tensor, file] : index["weight_map"].items()) {
-        if (!file.is_string()) throw format_error(name + ": weight_map['" + tensor + "']: expected a file name");
+        if (!file.is_string()) throw format_error(name + ": weight_map['" + quote_text(tensor) + "']: expected a file name");
         const std::string f = file.get<std::string>();
         if (f.find('/') != std::string::npos || f.find("..") != std::string::npos)
-            throw format_error(name + ": weight_map['" + tensor + "'] = '" + f + "': expected a file name inside the directory");
+            throw format_error(name + ": weight_map['" + quote_text(tensor) + "'] = '" + quote_text(f) +
+                               "': expected a file name inside the directory");
         files.insert(f);
     }
     for (const std::string& f : files) shards.emplace_back(dir / f);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <nexttok/error.hpp>
+#include <nexttok/io/json_limits.hpp>
 #include <nexttok/io/mapped_file.hpp>
 #include <nexttok/tokenizer/bpe_tokenizer.hpp>
 #include <nexttok/tokenizer/detail/json_file.hpp>
@@ -111,9 +112,9 @@ inline std::vector<bpe_merge> read_gpt2_merges(const std::filesystem::path& path
                                ": " + what);
         };
         const auto parts = split_merge_line(line);
-        if (!parts) fail("expected a merge '<left> <right>', found '" + std::string(line) + "'");
+        if (!parts) fail("expected a merge '<left> <right>', found '" + quote_text(line) + "'");
         const auto m = resolve_bpe_merge(vocab, parts->first, parts->second, problem);
-        if (!m) fail("merge '" + std::string(line) + "': " + problem);
+        if (!m) fail("merge '" + quote_text(line) + "': " + quote_text(problem, 2 * max_quote_bytes));
         merges.push_back(*m);
     }
     return merges;

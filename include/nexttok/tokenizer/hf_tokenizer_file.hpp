@@ -24,6 +24,7 @@
 #pragma once
 
 #include <nexttok/error.hpp>
+#include <nexttok/io/json_limits.hpp>
 #include <nexttok/tokenizer/bpe_tokenizer.hpp>
 #include <nexttok/tokenizer/detail/json_file.hpp>
 #include <nexttok/tokenizer/detail/merge_rules.hpp>
@@ -48,7 +49,7 @@ using json = nlohmann::json;
 
 inline void check_hf_bpe_model(const json_fields& f, const json& model) {
     if (const json* type = json_fields::find(model, "type"); type != nullptr && f.string(*type, "model.type") != "BPE")
-        throw unsupported_error(f.file() + ": 'model.type' is '" + type->get<std::string>() +
+        throw unsupported_error(f.file() + ": 'model.type' is '" + quote_text(type->get<std::string>()) +
                                 "': only 'BPE' (byte-level) is supported");
     if (f.flag(model, "byte_fallback", false, "model.byte_fallback"))
         throw unsupported_error(f.file() + ": 'model.byte_fallback' is true: SentencePiece-style BPE is supported "
@@ -103,7 +104,7 @@ inline std::vector<token_data> read_hf_tokens(const json_fields& f, const json& 
         const auto i = static_cast<std::size_t>(e.id);
         // An added token may re-declare a vocab entry (GPT-2's <|endoftext|>); its content and type win.
         if (filled[i] && k < n_model)
-            f.fail("model.vocab." + std::string(e.text), "each id once, found id " + std::to_string(e.id) + " again");
+            f.fail("model.vocab." + quote_text(e.text), "each id once, found id " + std::to_string(e.id) + " again");
         tokens[i] = {std::string(e.text), 0.0f, e.type};
         filled[i] = true;
     }
@@ -127,7 +128,7 @@ inline std::vector<bpe_merge> read_hf_merges(const json_fields& f, const json& m
             parts = std::pair<std::string_view, std::string_view>(m[0].get_ref<const std::string&>(),
                                                                   m[1].get_ref<const std::string&>());
         }
-        if (!parts) f.fail(path, "a merge \"left right\" or [\"left\", \"right\"], found " + m.dump());
+        if (!parts) f.fail(path, "a merge \"left right\" or [\"left\", \"right\"], found " + quote_json(m));
         const auto rule = resolve_bpe_merge(vocab, parts->first, parts->second, problem);
         if (!rule) f.fail(path, "a merge of two tokens: " + problem);
         merges.push_back(*rule);
@@ -151,7 +152,7 @@ inline pre_tokenizer read_hf_pre_tokenizer(const json_fields& f, const json& roo
     std::vector<std::string> patterns;  // in the order the steps apply
     bool byte_level = false;
     const auto unsupported = [&](const std::string& path, const std::string& what) {
-        throw unsupported_error(f.file() + ": '" + path + "': " + what);
+        throw unsupported_error(f.file() + ": '" + quote_text(path) + "': " + quote_text(what, 3 * max_quote_bytes));
     };
     const auto set_pattern = [&](const std::string&, std::string p) { patterns.push_back(std::move(p)); };
     for (const auto& [step, path] : steps) {
@@ -164,7 +165,7 @@ inline pre_tokenizer read_hf_pre_tokenizer(const json_fields& f, const json& roo
             if (f.flag(*step, "use_regex", true, path + ".use_regex")) set_pattern(path, std::string(pre_tokenizer::gpt2_pattern));
         } else if (type == "Split") {
             const std::string& behavior = f.string(f.require(*step, "behavior", path + ".behavior"), path + ".behavior");
-            if (behavior != "Isolated") unsupported(path, "Split behaviour '" + behavior + "' is not supported (only 'Isolated')");
+            if (behavior != "Isolated") unsupported(path, "Split behaviour '" + quote_text(behavior) + "' is not supported (only 'Isolated')");
             if (f.flag(*step, "invert", false, path + ".invert")) unsupported(path, "an inverted Split is not supported");
             const json& p = f.object(f.require(*step, "pattern", path + ".pattern"), path + ".pattern");
             if (const json* regex = json_fields::find(p, "Regex")) {
@@ -180,7 +181,7 @@ inline pre_tokenizer read_hf_pre_tokenizer(const json_fields& f, const json& roo
             // tokenizers' Digits isolates runs of char::is_numeric (Unicode N), or each one.
             set_pattern(path, f.flag(*step, "individual_digits", false, path + ".individual_digits") ? "\\p{N}" : "\\p{N}+");
         } else {
-            unsupported(path, "pre-tokenizer type '" + type + "' is not supported (supported: ByteLevel, Split, Digits, Sequence)");
+            unsupported(path, "pre-tokenizer type '" + quote_text(type) + "' is not supported (supported: ByteLevel, Split, Digits, Sequence)");
         }
     }
     if (!byte_level) throw unsupported_error(f.file() + ": 'pre_tokenizer' has no ByteLevel step: only byte-level BPE is supported");
@@ -188,7 +189,7 @@ inline pre_tokenizer read_hf_pre_tokenizer(const json_fields& f, const json& roo
     try {
         return pre_tokenizer::from_patterns(std::move(patterns));
     } catch (const invalid_argument_error& e) {
-        throw format_error(f.file() + ": 'pre_tokenizer': " + e.what());
+        throw format_error(f.file() + ": 'pre_tokenizer': " + quote_text(e.what(), 3 * max_quote_bytes));
     }
 }
 
@@ -199,7 +200,7 @@ inline void check_hf_normalizer(const json_fields& f, const json& root) {
     const std::string name = type != nullptr ? f.string(*type, "normalizer.type") : "";
     if (name == "NFC") return;  // not applied (see the file comment)
     if (name == "Sequence" && f.array(f.require(*n, "normalizers", "normalizer.normalizers"), "normalizer.normalizers").empty()) return;
-    throw unsupported_error(f.file() + ": 'normalizer' of type '" + name + "' is not supported (supported: none, NFC)");
+    throw unsupported_error(f.file() + ": 'normalizer' of type '" + quote_text(name) + "' is not supported (supported: none, NFC)");
 }
 
 // BOS / EOS from the post-processor's template: a special token before (after) the sequence.
@@ -282,7 +283,7 @@ inline tokenizer load_hf_tokenizer(const std::filesystem::path& tokenizer_json) 
     const auto id_of = [&](const std::string& text, const std::string& what) {
         if (text.empty()) return no_token;
         const auto it = std::ranges::find(tokens, text, &token_data::text);
-        if (it == tokens.end()) f.fail(what, "a token of the vocabulary, found '" + text + "'");
+        if (it == tokens.end()) f.fail(what, "a token of the vocabulary, found '" + quote_text(text) + "'");
         return static_cast<token_id>(it - tokens.begin());
     };
     special_token_ids special;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nexttok/error.hpp>
+#include <nexttok/io/json_limits.hpp>
 #include <nexttok/model/architecture.hpp>
 #include <nexttok/model/model_config.hpp>
 #include <nexttok/model/rope_scaling.hpp>
@@ -18,16 +19,17 @@
 
 namespace nexttok::detail {
 
-// Parses a JSON file that must hold an object; io_error / format_error naming the file.
+// Parses a JSON file that must hold an object, nested at most max_json_depth levels; io_error /
+// format_error naming the file.
 inline nlohmann::json read_json_object(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw io_error(path.string() + ": cannot open");
     const std::string text((std::istreambuf_iterator<char>(in)), {});
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(text);
+        j = parse_json_bounded(text, path.filename().string());
     } catch (const nlohmann::json::exception& e) {
-        throw format_error(path.filename().string() + ": not valid JSON: " + e.what());
+        throw format_error(path.filename().string() + ": not valid JSON: " + quote_text(e.what(), 2 * max_quote_bytes));
     }
     if (!j.is_object()) throw format_error(path.filename().string() + ": expected a JSON object, found " + std::string(j.type_name()));
     return j;
@@ -92,7 +94,7 @@ inline rope_scaling_config read_hf_rope_scaling(const nlohmann::json& r, const m
         if (r.contains("truncate") && r["truncate"] == false)
             throw unsupported_error(where + ": key 'truncate' = false: YaRN without truncated correction dims is not supported");
     } else {
-        throw unsupported_error(where + ": RoPE scaling '" + type + "' is not supported (expected default, linear, llama3 or yarn)");
+        throw unsupported_error(where + ": RoPE scaling '" + quote_text(type) + "' is not supported (expected default, linear, llama3 or yarn)");
     }
     return s;
 }
@@ -160,7 +162,7 @@ inline hf_model_config read_hf_config(const std::filesystem::path& dir) {
         c.tied_output = bool_or("tie_word_embeddings", false);  // LlamaConfig's and Qwen2Config's default
         h.prefixes = {"model."};
     } else {
-        throw unsupported_error(file + ": architecture '" + arch + "' is not supported (expected LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM or GPT2LMHeadModel)");
+        throw unsupported_error(file + ": architecture '" + quote_text(arch) + "' is not supported (expected LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM or GPT2LMHeadModel)");
     }
     c.vocab_size = integer("vocab_size");
     if (c.n_heads == 0) throw format_error(file + ": the number of attention heads is 0");

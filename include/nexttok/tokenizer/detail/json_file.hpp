@@ -1,10 +1,12 @@
 // Reading the JSON files of tokenizers (tokenizer.json, tokenizer_config.json, encoder.json) with
 // nlohmann::json, and checked access to their fields. Files are untrusted: a syntax error is a
-// format_error naming the file and the byte offset; a missing or mistyped field is a format_error
-// naming the file and the field's path ("model.vocab").
+// format_error naming the file and the byte offset; nesting deeper than max_json_depth is refused
+// while parsing; a missing or mistyped field is a format_error naming the file and the field's path
+// ("model.vocab"). Values from the file are quoted in messages by quote_text / quote_json (short).
 #pragma once
 
 #include <nexttok/error.hpp>
+#include <nexttok/io/json_limits.hpp>
 #include <nexttok/io/mapped_file.hpp>
 
 #include <nlohmann/json.hpp>
@@ -20,11 +22,13 @@ inline nlohmann::json read_json_file(const std::filesystem::path& path) {
     const mapped_file file(path);  // io_error when it cannot be opened
     const auto* begin = reinterpret_cast<const char*>(file.data());
     try {
-        return nlohmann::json::parse(begin, begin + file.size());
+        return parse_json_bounded(std::string_view(begin, file.size()), file.name());
     } catch (const nlohmann::json::parse_error& e) {
         // e.byte counts from 1 and points at the character that could not be read.
         const std::uint64_t offset = e.byte > 0 ? e.byte - 1 : 0;
-        throw format_error(file.name() + ": JSON at offset " + hex_offset(offset) + ": " + e.what());
+        throw format_error(file.name() + ": JSON at offset " + hex_offset(offset) + ": " + quote_text(e.what(), 2 * max_quote_bytes));
+    } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range 406: a number too large for a double
+        throw format_error(file.name() + ": not valid JSON: " + quote_text(e.what(), 2 * max_quote_bytes));
     }
 }
 
@@ -35,8 +39,9 @@ public:
 
     const std::string& file() const noexcept { return file_; }
 
+    // path and expected may hold text from the file (a token as a key): both are quoted short.
     [[noreturn]] void fail(std::string_view path, const std::string& expected) const {
-        throw format_error(file_ + ": '" + std::string(path) + "': expected " + expected);
+        throw format_error(file_ + ": '" + quote_text(path, 2 * max_quote_bytes) + "': expected " + quote_text(expected, 3 * max_quote_bytes));
     }
     [[noreturn]] void wrong_type(std::string_view path, const nlohmann::json& v, std::string_view expected) const {
         fail(path, std::string(expected) + ", found " + v.type_name());
@@ -73,7 +78,7 @@ public:
     std::int32_t id(const nlohmann::json& v, std::string_view path) const {
         if (!v.is_number_integer()) wrong_type(path, v, "a token id (an integer)");
         if (v.is_number_unsigned() ? v.get<std::uint64_t>() > INT32_MAX : v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > INT32_MAX)
-            fail(path, "a token id in 0..2^31-1, found " + v.dump());
+            fail(path, "a token id in 0..2^31-1, found " + quote_json(v));
         return static_cast<std::int32_t>(v.get<std::int64_t>());
     }
 
