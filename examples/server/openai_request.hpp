@@ -17,6 +17,7 @@
 #pragma once
 
 #include <nexttok/generation/generation_options.hpp>
+#include <nexttok/io/json_limits.hpp>
 #include <nexttok/types.hpp>
 
 #include <nlohmann/json.hpp>
@@ -90,7 +91,7 @@ inline std::optional<float> get_number(const json& body, const char* name, doubl
     if (!v.is_number()) throw request_error("'" + std::string(name) + "' must be " + rule, name);
     const double x = v.get<double>();
     if (!std::isfinite(x) || x < lo || x > hi || (lo_open && x == lo))
-        throw request_error("'" + std::string(name) + "' must be " + rule + ", got " + v.dump(), name);
+        throw request_error("'" + std::string(name) + "' must be " + rule + ", got " + nexttok::quote_json(v), name);
     return static_cast<float>(x);
 }
 
@@ -122,7 +123,7 @@ inline std::vector<std::string> get_stop(const json& body) {
 
 inline void check_token(const json& v, std::int64_t vocab_size, const char* field) {
     if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() >= vocab_size)
-        throw request_error("'" + std::string(field) + "': token ids must be integers in [0, " + std::to_string(vocab_size) + "), got " + v.dump(),
+        throw request_error("'" + std::string(field) + "': token ids must be integers in [0, " + std::to_string(vocab_size) + "), got " + nexttok::quote_json(v),
                             field);
 }
 
@@ -205,18 +206,15 @@ inline json get_messages(const json& body) {
 inline openai_request parse_openai_request(const std::string& body_text, endpoint kind, const nexttok::generation_options& defaults,
                                            std::int64_t vocab_size) {
     using namespace detail;
-    // Nesting is bounded before anything recursive (a template, dump()) touches the value: a request
-    // needs a handful of levels, a hostile one could hold a million.
-    constexpr int max_depth = 64;
-    auto bounded = [](int depth, json::parse_event_t, json&) {
-        if (depth > max_depth) throw request_error("the body nests JSON deeper than " + std::to_string(max_depth) + " levels");
-        return true;
-    };
+    // Nesting is bounded while parsing, before anything recursive (a template, dump()) touches the
+    // value: a request needs a handful of levels, a hostile one could hold a million.
     json body;
     try {
-        body = json::parse(body_text, bounded);
-    } catch (const json::parse_error& e) {
-        throw request_error(std::string("the body is not valid JSON: ") + e.what());
+        body = nexttok::parse_json_bounded<json>(body_text, "the body");
+    } catch (const nexttok::format_error& e) {
+        throw request_error(e.what());
+    } catch (const json::exception& e) {
+        throw request_error("the body is not valid JSON: " + nexttok::quote_text(e.what()));
     }
     if (!body.is_object()) throw request_error("the body must be a JSON object");
 
