@@ -174,54 +174,45 @@ inline void handle_generation(server_state& s, endpoint kind, const httplib::Req
     meta.model = r.model.empty() ? s.model->name : r.model;
     meta.logprobs = r.logprobs;
     auto st = std::make_shared<answer_state>(j, meta, r, *s.model->tok);
-    auto last_write = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
-    constexpr auto wait = std::chrono::milliseconds(200);
-    constexpr auto heartbeat = std::chrono::seconds(1);
     ++s.open_responses;
     auto release = [&s, st](bool) {
         if (!st->owner()->finished()) s.eng->cancel(*st->owner());  // the connection ended first
         --s.open_responses;
     };
+    // Both answers are written by one provider: every 200 ms it takes what `next` has (the text to
+    // send and whether the answer is complete); after a second with nothing to send it writes
+    // `heartbeat` (an SSE comment, or a space that JSON parsers skip), so that a client that went
+    // away is noticed by a failed write, which cancels its request.
+    auto provider = [&s, st](auto next, std::string heartbeat) {
+        auto last_write = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+        return [&s, st, next, heartbeat, last_write](std::size_t, httplib::DataSink& sink) {
+            bool done = false;
+            std::string out = next(std::chrono::milliseconds(200), done);
+            const auto now = std::chrono::steady_clock::now();
+            if (out.empty() && !done && now - *last_write >= std::chrono::seconds(1)) out = heartbeat;
+            if (!out.empty()) {
+                if (!sink.write(out.data(), out.size())) {
+                    s.eng->cancel(*st->owner());
+                    return false;
+                }
+                *last_write = now;
+            }
+            if (done) sink.done();
+            return true;
+        };
+    };
     if (r.stream) {
         res.set_header("Cache-Control", "no-cache");
         res.set_header("X-Accel-Buffering", "no");  // nginx: pass the events through unbuffered
-        res.set_chunked_content_provider(
-            "text/event-stream",
-            [&s, st, last_write, wait, heartbeat](std::size_t, httplib::DataSink& sink) {
-                bool done = false;
-                std::string out = st->next_stream_text(wait, done);
-                const auto now = std::chrono::steady_clock::now();
-                if (out.empty() && now - *last_write >= heartbeat) out = ": keep-alive\n\n";
-                if (!out.empty()) {
-                    if (!sink.write(out.data(), out.size())) {
-                        s.eng->cancel(*st->owner());
-                        return false;
-                    }
-                    *last_write = now;
-                }
-                if (done) sink.done();
-                return true;
-            },
-            release);
+        auto next = [st](std::chrono::milliseconds wait, bool& done) { return st->next_stream_text(wait, done); };
+        res.set_chunked_content_provider("text/event-stream", provider(next, ": keep-alive\n\n"), release);
     } else {
-        res.set_chunked_content_provider(
-            "application/json",
-            [&s, st, last_write, wait, heartbeat](std::size_t, httplib::DataSink& sink) {
-                std::string out = st->next_body(wait);
-                const bool done = !out.empty();
-                const auto now = std::chrono::steady_clock::now();
-                if (!done && now - *last_write >= heartbeat) out = " ";
-                if (!out.empty()) {
-                    if (!sink.write(out.data(), out.size())) {
-                        s.eng->cancel(*st->owner());
-                        return false;
-                    }
-                    *last_write = now;
-                }
-                if (done) sink.done();
-                return true;
-            },
-            release);
+        auto next = [st](std::chrono::milliseconds wait, bool& done) {
+            std::string body = st->next_body(wait);
+            done = !body.empty();
+            return body;
+        };
+        res.set_chunked_content_provider("application/json", provider(next, " "), release);
     }
 }
 
