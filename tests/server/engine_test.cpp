@@ -120,7 +120,20 @@ TEST_F(EngineTest, AdmissionCancelAndTooLongPrompts) {
 
     std::vector<nexttok::token_id> too_long(300, tok_.bos());
     EXPECT_THROW(eng.submit(too_long, {short_one}), nexttok::invalid_argument_error);
-    // Stopping: everything in flight ends, and nothing new is admitted.
+}
+
+// Stopping: everything in flight ends as cancelled, and nothing new is admitted. The pool holds 8192
+// positions, so the endless request is far from a full context when cancel_all() comes.
+TEST_F(EngineTest, CancelAllEndsEverythingInFlight) {
+    server::engine_options o = options(2);
+    o.pool = {.n_blocks = 512, .block_size = 16, .max_seq_len = 8192, .prefix_caching = true};
+    server::engine_impl<float, nexttok::paged_kv_cache<float>> eng(model_, tok_, o, metrics_);
+    const auto prompt = tok_.encode("the cat", true);
+    nexttok::generation_options endless;
+    endless.max_new_tokens = -1;
+    endless.ignore_eos = true;
+    nexttok::generation_options short_one;
+    short_one.max_new_tokens = 3;
     const auto last = eng.submit(prompt, {endless});
     ASSERT_TRUE(last);
     eng.cancel_all();
