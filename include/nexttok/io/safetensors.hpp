@@ -134,6 +134,12 @@ private:
         t.type = storage_type(dt, elem);
         t.n_bytes = end - begin;
         t.file_offset = data_offset_ + begin;
+        // The kernels read elements in place from the mapping (page-aligned), so each must sit at a
+        // multiple of its size, as the reference writer guarantees (header padded to 8 bytes, tensors
+        // ordered by element size).
+        if (t.file_offset % elem != 0)
+            throw format_error(name() + ": " + what + " at offset " + detail::hex_offset(t.file_offset) + ": data is not aligned to its " +
+                               std::to_string(elem) + "-byte elements");
         t.data = file_.data() + t.file_offset;
         return t;
     }

@@ -42,9 +42,10 @@ inline value builtin_range(call_args& args) {
     }
     if (step == 0) fail("range() step must not be zero");
     json out = json::array();
-    for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    for (std::int64_t i = start; step > 0 ? i < stop : i > stop;) {
         out.push_back(i);
         if (out.size() > 1'000'000) fail("range() is too long (over a million items)");
+        if (__builtin_add_overflow(i, step, &i)) break;  // past INT64_MAX (or MIN): stop is behind
     }
     return out;
 }

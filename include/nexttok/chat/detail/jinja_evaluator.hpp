@@ -61,6 +61,21 @@ private:
         throw chat_template_error(chat_template_where(name_, at) + message);
     }
 
+    // Counts a nesting level for its lifetime.
+    struct depth_guard {
+        int& depth;
+        explicit depth_guard(int& d) : depth(++d) {}
+        ~depth_guard() { --depth; }
+        depth_guard(const depth_guard&) = delete;
+        depth_guard& operator=(const depth_guard&) = delete;
+    };
+
+    // One statement, loop iteration or macro call more (max_render_steps bounds the time of a render).
+    void count_step() {
+        if (++steps_ > max_render_steps)
+            fail("the template runs more than " + std::to_string(max_render_steps) + " statements, loop iterations and calls");
+    }
+
     flow execute(const statement_list& body, const std::shared_ptr<frame>& scope, std::string& out) {
         for (const statement_ptr& s : body) {
             const flow f = execute(*s, scope, out);
@@ -71,7 +86,10 @@ private:
 
     flow execute(const statement& s, const std::shared_ptr<frame>& scope, std::string& out) {
         try {
-            return execute_unchecked(s, scope, out);
+            count_step();
+            const flow f = execute_unchecked(s, scope, out);
+            check_string_size(out.size(), "the rendered text");
+            return f;
         } catch (const failure& f) {
             error(s.at, f.message);
         }
@@ -136,14 +154,28 @@ private:
         const value* target = scope->find(s.targets[0]);
         if (target == nullptr || !target->is_namespace())
             fail("cannot assign attribute '" + s.text + "' on '" + s.targets[0] + "': not a namespace()");
+        if (v.is_namespace()) check_namespace_nesting(v.ns(), target->ns(), s.targets[0] + "." + s.text, 1);
         target->ns().attributes[s.text] = std::move(v);
+    }
+
+    // A namespace stored in a namespace: printing and tojson recurse through them, so they must not
+    // hold themselves nor nest deeper than max_value_depth.
+    static void check_namespace_nesting(const namespace_object& stored, const namespace_object& into, const std::string& where, int depth) {
+        if (&stored == &into) fail("cannot assign '" + where + "': the namespace would contain itself");
+        if (depth > max_value_depth) fail("cannot assign '" + where + "': namespaces nested deeper than " + std::to_string(max_value_depth) + " levels");
+        for (const auto& [name, v] : stored.attributes)
+            if (v.is_namespace()) check_namespace_nesting(v.ns(), into, where, depth + 1);
     }
 
     flow execute_for(const statement& s, const std::shared_ptr<frame>& scope, std::string& out) {
         std::vector<value> items = iterate(eval(*s.expr, scope));
+        // Charged up front: building the items cost as much as iterating them.
+        steps_ += static_cast<std::int64_t>(items.size());
+        count_step();
         if (s.condition) {  // the filter runs first: loop.index, loop.last, ... count the kept items
             std::vector<value> kept;
             for (value& item : items) {
+                count_step();
                 auto probe = std::make_shared<frame>();
                 probe->parent = scope;
                 bind(*probe, s.targets, item);
@@ -195,6 +227,10 @@ private:
         const statement* definition = &s;
         std::weak_ptr<frame> home = defined_in;  // a macro stored in its own frame must not keep it alive
         fn->call = [this, definition, home](call_args& args) -> value {
+            count_step();
+            if (depth_ >= max_call_depth)
+                fail("macro '" + definition->text + "': calls nested deeper than " + std::to_string(max_call_depth) + " levels");
+            const depth_guard guard(depth_);
             auto f = std::make_shared<frame>();
             f->parent = home.lock();
             const auto& parameters = definition->parameters;
@@ -239,6 +275,9 @@ private:
 
     value eval(const expression& e, const std::shared_ptr<frame>& scope) {
         try {
+            if (eval_depth_ >= max_eval_depth)
+                fail("expressions nested deeper than " + std::to_string(max_eval_depth) + " levels");
+            const depth_guard guard(eval_depth_);
             return eval_unchecked(e, scope);
         } catch (const failure& f) {
             error(e.at, f.message);
@@ -264,6 +303,7 @@ private:
             case expression::kind::tuple: {
                 json out = e.type == expression::kind::tuple ? make_tuple_json() : json::array();
                 for (const expression_ptr& item : e.items) out.push_back(eval(*item, scope).to_json());
+                check_value_size(approx_bytes(out), "a list");
                 return out;
             }
             case expression::kind::dict: {
@@ -273,6 +313,7 @@ private:
                     if (!key.is_string()) fail("dict keys must be strings in this renderer, not " + key.type_name());
                     out[key.string()] = eval(*e.items[i + 1], scope).to_json();
                 }
+                check_value_size(approx_bytes(out), "a dict");
                 return out;
             }
             case expression::kind::attribute: return get_attribute(eval(*e.a, scope), e.text, describe(e));
@@ -305,7 +346,8 @@ private:
                     fail("bad operand type for unary " + e.text + ": '" + operand.type_name() + "'");
                 }
                 if (e.text == "+") return operand.is_bool() ? json(as_int(operand)) : operand;
-                return operand.is_float() ? json(-as_double(operand)) : json(-as_int(operand));
+                if (operand.is_float()) return json(-as_double(operand));
+                return json(checked_negate(as_int(operand), "unary -"));
             }
             case expression::kind::binary: {
                 if (e.text == "and") {
@@ -328,6 +370,9 @@ private:
 
     const std::string& name_;
     const builtin_context& context_;
+    std::int64_t steps_ = 0;  // count_step() calls so far
+    int depth_ = 0;           // macro calls in progress
+    int eval_depth_ = 0;      // eval() calls in progress
 };
 
 }  // namespace nexttok::detail::jinja

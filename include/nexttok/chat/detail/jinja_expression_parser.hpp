@@ -130,7 +130,24 @@ protected:
         return left;
     }
 
+    // Every nested expression (parentheses, lists, dicts, unary operators, "not") recurses through
+    // parse_unary or parse_not, which hold one of these: the bound keeps a hostile template from
+    // overflowing the stack.
+    static constexpr int max_nesting = 200;
+    struct nesting_guard {
+        expression_parser& p;
+        explicit nesting_guard(expression_parser& parser) : p(parser) {
+            if (p.nesting_ >= max_nesting)
+                p.error(p.current().at, "expression nested deeper than " + std::to_string(max_nesting) + " levels");
+            ++p.nesting_;
+        }
+        ~nesting_guard() { --p.nesting_; }
+        nesting_guard(const nesting_guard&) = delete;
+        nesting_guard& operator=(const nesting_guard&) = delete;
+    };
+
     expression_ptr parse_not() {
+        const nesting_guard guard(*this);
         if (!is_name("not")) return parse_compare();
         auto e = node(expression::kind::unary, advance().at);
         e->text = "not";
@@ -218,6 +235,7 @@ protected:
     }
 
     expression_ptr parse_unary(bool with_filter = true) {
+        const nesting_guard guard(*this);
         expression_ptr e;
         if (is_op("-") || is_op("+")) {
             const token& op = advance();
@@ -438,6 +456,7 @@ protected:
 
     std::vector<token> tokens_;
     std::size_t pos_ = 0;
+    int nesting_ = 0;  // nesting_guard levels in progress
     const std::string& name_;
 };
 

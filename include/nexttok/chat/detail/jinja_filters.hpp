@@ -153,7 +153,9 @@ inline value tojson_filter(const value& v, call_args& args) {
     if (a[0].truthy()) fail("filter 'tojson': ensure_ascii=True is not supported by this renderer");
     json_style style;
     if (given(a[1]) && !a[1].is_none()) {
-        style.indent = static_cast<int>(int_argument(a[1], "filter 'tojson'", "indent"));
+        const std::int64_t indent = int_argument(a[1], "filter 'tojson'", "indent");
+        if (indent > 64) fail("filter 'tojson': indent = " + std::to_string(indent) + " (at most 64 in this renderer)");
+        style.indent = static_cast<int>(indent);
         style.item_separator = ",";
     }
     if (given(a[2]) && !a[2].is_none()) {
@@ -165,13 +167,15 @@ inline value tojson_filter(const value& v, call_args& args) {
     style.sort_keys = a[3].truthy();
     std::string out;
     python_json_dumps(out, v.to_json(), style);
+    check_string_size(out.size(), "filter 'tojson'");
     return json(std::move(out));
 }
 
 inline value indent_filter(const value& v, call_args& args) {
     const auto a = bind_arguments(args, {"width", "first", "blank"}, "filter 'indent'");
-    const std::string indentation = a[0].is_string() ? a[0].string()
-                                  : std::string(static_cast<std::size_t>(given(a[0]) ? int_argument(a[0], "filter 'indent'", "width") : 4), ' ');
+    const std::int64_t width = a[0].is_string() || !given(a[0]) ? 4 : int_argument(a[0], "filter 'indent'", "width");
+    check_string_size(width < 0 ? 0 : static_cast<std::size_t>(width), "filter 'indent'");
+    const std::string indentation = a[0].is_string() ? a[0].string() : std::string(width < 0 ? 0 : static_cast<std::size_t>(width), ' ');
     call_args none;
     const value lines = string_method(to_output(v) + "\n", "splitlines", none);
     std::string out;
@@ -180,6 +184,7 @@ inline value indent_filter(const value& v, call_args& args) {
         if (i > 0) out += '\n';
         if ((i > 0 || a[1].truthy()) && (a[2].truthy() || !line.empty())) out += indentation;
         out += line;
+        check_string_size(out.size(), "filter 'indent'");
     }
     return json(std::move(out));
 }
@@ -203,7 +208,8 @@ inline value number_filter(const value& v, call_args& args, bool to_int) {
     const std::string callee = to_int ? "filter 'int'" : "filter 'float'";
     const auto a = to_int ? bind_arguments(args, {"default", "base"}, callee) : bind_arguments(args, {"default"}, callee);
     const value fallback = given(a[0]) ? a[0] : to_int ? value(json(0)) : value(json(0.0));
-    if (is_numeric(v)) return to_int ? json(static_cast<std::int64_t>(as_double(v))) : json(as_double(v));
+    if (is_numeric(v) && to_int) return v.is_float() ? json(float_to_int(as_double(v), callee)) : json(as_int(v));
+    if (is_numeric(v)) return json(as_double(v));
     if (!v.is_string()) return fallback;
     const std::string s(python_strip(v.string(), true, true));
     char* end = nullptr;
@@ -213,7 +219,7 @@ inline value number_filter(const value& v, call_args& args, bool to_int) {
         if (!s.empty() && end == s.c_str() + s.size()) return json(static_cast<std::int64_t>(i));
     }
     const double d = std::strtod(s.c_str(), &end);
-    if (!s.empty() && end == s.c_str() + s.size()) return to_int ? json(static_cast<std::int64_t>(d)) : json(d);
+    if (!s.empty() && end == s.c_str() + s.size()) return to_int ? json(float_to_int(d, callee)) : json(d);
     return fallback;
 }
 
@@ -274,6 +280,7 @@ inline value apply_filter(const std::string& name, const value& v, call_args& ar
         bool first = true;
         for (const value& item : iterate(v)) {
             out += (first ? "" : separator) + to_output(given(a[1]) && !a[1].is_none() ? attribute_path(item, to_output(a[1])) : item);
+            check_string_size(out.size(), callee);
             first = false;
         }
         return json(std::move(out));
@@ -314,7 +321,8 @@ inline value apply_filter(const std::string& name, const value& v, call_args& ar
     if (name == "abs") {
         no_arguments();
         if (!is_numeric(v)) fail(callee + ": a number is expected, not " + v.type_name());
-        return v.is_float() ? json(std::fabs(as_double(v))) : json(std::llabs(as_int(v)));
+        if (v.is_float()) return json(std::fabs(as_double(v)));
+        return json(as_int(v) < 0 ? checked_negate(as_int(v), callee) : as_int(v));
     }
     if (name == "round") {
         const auto a = bind_arguments(args, {"precision", "method"}, callee);

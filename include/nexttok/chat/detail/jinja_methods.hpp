@@ -53,11 +53,13 @@ inline std::string replace_all(const std::string& s, const std::string& from, co
                 ++n;
             }
             if (i < s.size()) out.append(s, i, utf8_length_at(s, i));
+            check_string_size(out.size(), "str.replace");
         }
         return out;
     }
     for (std::size_t hit; (count < 0 || n < count) && (hit = s.find(from, pos)) != std::string::npos; pos = hit + from.size(), ++n)
-        out.append(s, pos, hit - pos).append(to);
+        check_string_size(out.append(s, pos, hit - pos).append(to).size(), "str.replace");
+    check_string_size(out.size() + (s.size() - pos), "str.replace");
     return out.append(s, pos);
 }
 
@@ -112,6 +114,7 @@ inline value string_method(const std::string& s, const std::string& name, call_a
         for (const value& item : iterate(a[0])) {
             if (!item.is_string()) fail("str.join: sequence item is " + item.type_name() + ", not str");
             out += (first ? "" : s) + item.string();
+            check_string_size(out.size(), "str.join");
             first = false;
         }
         return json(std::move(out));

@@ -138,18 +138,69 @@ inline value compare(const std::string& op, const value& a, const value& b) {
     fail("unknown comparison '" + op + "'");
 }
 
+// Python's integers have no bounds; ours are int64, and a result outside fails rather than wraps.
+[[noreturn]] inline void fail_overflow(const std::string& op) {
+    fail("integer overflow in '" + op + "' (integers are 64-bit in this renderer)");
+}
+
+inline std::int64_t checked_add(std::int64_t a, std::int64_t b, const std::string& op) {
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r)) fail_overflow(op);
+    return r;
+}
+
+inline std::int64_t checked_sub(std::int64_t a, std::int64_t b, const std::string& op) {
+    std::int64_t r = 0;
+    if (__builtin_sub_overflow(a, b, &r)) fail_overflow(op);
+    return r;
+}
+
+inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const std::string& op) {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) fail_overflow(op);
+    return r;
+}
+
+// -x, failing for the one int64 whose negation does not fit.
+inline std::int64_t checked_negate(std::int64_t x, const std::string& op) {
+    if (x == INT64_MIN) fail_overflow(op);
+    return -x;
+}
+
+// Python's int(float): truncation, failing where Python would need a big integer or raises.
+inline std::int64_t float_to_int(double d, const std::string& callee) {
+    if (!std::isfinite(d)) fail(callee + ": cannot convert float " + std::string(std::isnan(d) ? "NaN" : "infinity") + " to integer");
+    if (d >= 9223372036854775808.0 || d < -9223372036854775808.0)
+        fail(callee + ": integer overflow (integers are 64-bit in this renderer)");
+    return static_cast<std::int64_t>(d);
+}
+
+inline std::int64_t int_power(std::int64_t base, std::int64_t exponent) {
+    std::int64_t r = 1;
+    for (; exponent > 0; exponent >>= 1) {  // by squaring: O(log exponent) steps
+        if (exponent & 1) r = checked_mul(r, base, "**");
+        if (exponent > 1) base = checked_mul(base, base, "**");
+    }
+    return r;
+}
+
 inline std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+    if (b == -1) return checked_negate(a, "//");
     std::int64_t q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
 }
 
 inline value repeat(const value& sequence, std::int64_t n) {
+    if (n <= 0) return sequence.is_string() ? json("") : json(json::array());
     if (sequence.is_string()) {
+        const std::size_t one = sequence.string().size();
+        if (one != 0 && static_cast<std::uint64_t>(n) > max_string_bytes / one) check_string_size(SIZE_MAX, "'*' repetition");
         std::string out;
         for (std::int64_t i = 0; i < n; ++i) out += sequence.string();
         return json(std::move(out));
     }
+    if (static_cast<std::uint64_t>(n) > max_value_bytes / approx_bytes(sequence.data())) check_value_size(SIZE_MAX, "'*' repetition");
     json out = json::array();
     for (std::int64_t i = 0; i < n; ++i)
         for (const json& e : sequence.data()) out.push_back(e);
@@ -157,7 +208,11 @@ inline value repeat(const value& sequence, std::int64_t n) {
 }
 
 inline value arithmetic(const std::string& op, const value& a, const value& b) {
-    if (op == "~") return json(to_output(a) + to_output(b));
+    if (op == "~") {
+        std::string x = to_output(a), y = to_output(b);
+        check_string_size(x.size() + y.size(), "'~' concatenation");
+        return json(std::move(x) + y);
+    }
     require_defined(a);
     require_defined(b);
     const auto unsupported = [&]() -> value {
@@ -169,30 +224,30 @@ inline value arithmetic(const std::string& op, const value& a, const value& b) {
     if (json_numeric(x) && json_numeric(y)) {
         const bool integers = !x.is_number_float() && !y.is_number_float();
         const double dx = json_double(x), dy = json_double(y);
-        if (op == "+") return integers ? json(as_int(a) + as_int(b)) : json(dx + dy);
-        if (op == "-") return integers ? json(as_int(a) - as_int(b)) : json(dx - dy);
-        if (op == "*") return integers ? json(as_int(a) * as_int(b)) : json(dx * dy);
+        if (op == "+") return integers ? json(checked_add(as_int(a), as_int(b), op)) : json(dx + dy);
+        if (op == "-") return integers ? json(checked_sub(as_int(a), as_int(b), op)) : json(dx - dy);
+        if (op == "*") return integers ? json(checked_mul(as_int(a), as_int(b), op)) : json(dx * dy);
         if ((op == "/" || op == "//" || op == "%") && dy == 0.0) fail(std::string(integers ? "integer" : "float") + " division or modulo by zero");
         if (op == "/") return json(dx / dy);
         if (op == "//") return integers ? json(floor_div(as_int(a), as_int(b))) : json(std::floor(dx / dy));
         if (op == "%") {
-            if (integers) return json(as_int(a) - floor_div(as_int(a), as_int(b)) * as_int(b));
+            if (integers) return json(as_int(b) == -1 ? 0 : as_int(a) - floor_div(as_int(a), as_int(b)) * as_int(b));
             double r = std::fmod(dx, dy);
             if (r != 0.0 && ((r < 0) != (dy < 0))) r += dy;
             return json(r);
         }
         if (op == "**") {
-            if (integers && as_int(b) >= 0) {
-                std::int64_t r = 1;
-                for (std::int64_t i = 0; i < as_int(b); ++i) r *= as_int(a);
-                return json(r);
-            }
+            if (integers && as_int(b) >= 0) return json(int_power(as_int(a), as_int(b)));
             return json(std::pow(dx, dy));
         }
         return unsupported();
     }
-    if (op == "+" && x.is_string() && y.is_string()) return json(x.get_ref<const std::string&>() + y.get_ref<const std::string&>());
+    if (op == "+" && x.is_string() && y.is_string()) {
+        check_string_size(x.get_ref<const std::string&>().size() + y.get_ref<const std::string&>().size(), "'+' concatenation");
+        return json(x.get_ref<const std::string&>() + y.get_ref<const std::string&>());
+    }
     if (op == "+" && x.is_array() && y.is_array()) {
+        check_value_size(approx_bytes(x) + approx_bytes(y), "'+' concatenation of lists");
         json out = x;
         for (const json& e : y) out.push_back(e);
         return out;

@@ -31,6 +31,16 @@ private:
     // Statements up to one of the end tags (consumed with its "{%" and name; the rest of that tag is
     // left to the caller), or to the end of the template when ends is empty.
     statement_list parse_body(std::initializer_list<std::string_view> ends, std::string& found, std::string_view opened_by) {
+        // Nested blocks recurse here (and when rendered): bounded so that a hostile template cannot
+        // overflow the stack.
+        static constexpr int max_block_depth = 200;
+        if (block_depth_ >= max_block_depth)
+            error(current().at, "blocks nested deeper than " + std::to_string(max_block_depth) + " levels");
+        ++block_depth_;
+        struct restore {
+            int& depth;
+            ~restore() { --depth; }
+        } const restore_depth{block_depth_};
         statement_list body;
         while (true) {
             const token& t = current();
@@ -265,6 +275,7 @@ private:
     }
 
     int loop_depth_ = 0;
+    int block_depth_ = 0;  // parse_body() calls in progress
 };
 
 }  // namespace nexttok::detail::jinja

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -48,6 +50,45 @@ struct failure {
 };
 
 [[noreturn]] inline void fail(std::string message) { throw failure{std::move(message)}; }
+
+// What one render may build, so that a hostile template (loops over range(10**6) nested in each
+// other, a string doubled forty times, a macro calling itself) fails with an error instead of
+// running for hours, exhausting memory or overflowing the stack. Real chat templates stay orders
+// of magnitude below these.
+inline constexpr std::size_t max_string_bytes = std::size_t{16} << 20;  // any string, the output included
+inline constexpr std::size_t max_value_bytes = std::size_t{32} << 20;   // a list or dict a template builds (approx_bytes)
+inline constexpr std::int64_t max_render_steps = 1'000'000;            // statements + loop iterations + calls
+inline constexpr int max_call_depth = 100;                              // nested macro calls
+inline constexpr int max_value_depth = 128;                             // nesting of a list or dict a template builds
+inline constexpr int max_eval_depth = 1000;                             // nested expressions being evaluated
+
+// Fails when a string of `n` bytes would be too long; `what` names the operation.
+inline void check_string_size(std::size_t n, const std::string& what) {
+    if (n > max_string_bytes)
+        fail(what + ": the result would be longer than " + std::to_string(max_string_bytes >> 20) + " MiB");
+}
+
+// Fails when a list or dict of about `n` bytes (approx_bytes) would be too large.
+inline void check_value_size(std::size_t n, const std::string& what) {
+    if (n > max_value_bytes)
+        fail(what + ": the result would hold more than " + std::to_string(max_value_bytes >> 20) + " MiB");
+}
+
+// Roughly the bytes `j` holds (string bytes plus 32 per node); stops counting past `cap`, so the
+// cost is O(min(size, cap)). Fails for nesting deeper than max_value_depth (copying, printing and
+// comparing values recurse once per level).
+template <class Json>
+std::size_t approx_bytes(const Json& j, std::size_t cap = max_value_bytes, int depth = 0) {
+    std::size_t total = 32;
+    if (j.is_string()) return total + j.template get_ref<const std::string&>().size();
+    if (!j.is_array() && !j.is_object()) return total;
+    if (depth >= max_value_depth) fail("a list or dict nested deeper than " + std::to_string(max_value_depth) + " levels");
+    for (const auto& e : j) {
+        total += approx_bytes(e, cap, depth + 1);
+        if (total > cap) break;
+    }
+    return total;
+}
 
 class value;
 
