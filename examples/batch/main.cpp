@@ -49,6 +49,7 @@ struct options {
     nexttok::scheduler_options schedule{.max_running = 4};  // --batch-tokens, --parallel, --prefill-chunk
     nexttok::paged_cache_options pool;                      // --block-size, --no-prefix-cache; n_blocks from --ctx-size
     nexttok::generation_options gen;
+    nexttok::load_options load;  // --check-tensors
 };
 
 struct prompt_line {
@@ -91,7 +92,7 @@ loaded load(const options& o) {
         return l;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    l.model = nexttok::load_model(o.model_path);
+    l.model = nexttok::load_model(o.model_path, o.load);
     l.tok.emplace(nexttok::load_model_tokenizer(*l.model, o.tokenizer_path));
     l.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return l;
@@ -190,6 +191,8 @@ void add_batch_flags(CLI::App& app, options& o) {
     app.add_option("--cache-type", o.cache_type, "KV pool storage: scalar (--scalar's type) or q8_0 (8-bit blocks, 3.8x smaller than float)")
         ->capture_default_str()->check(CLI::IsMember({"scalar", "q8_0"}));
     app.add_option("-t,--threads", o.threads, "threads (0: one per hardware thread)")->capture_default_str()->check(CLI::Range(0, 1024));
+    app.add_flag_callback("--check-tensors", [&o] { o.load.check_tensors = nexttok::tensor_check::always; },
+                          "scan every weight for NaN and inf when loading (by default only models up to 2 GiB)");
 }
 
 }  // namespace

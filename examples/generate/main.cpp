@@ -64,7 +64,14 @@ struct options {
     bool chat = false;             // an interactive conversation on stdin (chat.hpp)
     std::string system;            // --chat: the system message
     std::string chat_template;     // --chat: a Jinja file or a built-in name; empty: the model's own
+    bool check_tensors = false;    // scan every weight for NaN and inf whatever the model's size
 };
+
+nexttok::load_options load_options_of(const options& o) {
+    nexttok::load_options lo;
+    if (o.check_tensors) lo.check_tensors = nexttok::tensor_check::always;
+    return lo;
+}
 
 struct loaded {
     std::shared_ptr<const nexttok::model> model;
@@ -84,7 +91,7 @@ loaded load(const options& o) {
                      "--prompt \"Once upon a time\"\n";
     } else {
         const auto t0 = std::chrono::steady_clock::now();
-        l.model = nexttok::load_model(o.model_path);
+        l.model = nexttok::load_model(o.model_path, load_options_of(o));
         l.tok.emplace(nexttok::load_model_tokenizer(*l.model, o.tokenizer_path));
         l.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
@@ -92,7 +99,7 @@ loaded load(const options& o) {
         // Only the weights: the draft proposes ids of the target's vocabulary, which the target's
         // tokenizer reads (generate_speculative checks that the vocabulary sizes agree).
         const auto t0 = std::chrono::steady_clock::now();
-        l.draft = nexttok::load_model(o.spec.draft_model);
+        l.draft = nexttok::load_model(o.spec.draft_model, load_options_of(o));
         l.draft_load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     return l;
@@ -324,6 +331,7 @@ int main(int argc, char** argv) {
     app.add_option("-c,--ctx-size", o.context, "KV-cache capacity in positions (0: the model's context length; more than that warns unless the model has RoPE scaling)")->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_option("--scalar", o.scalar, "type of the KV cache and activations")->capture_default_str()->check(CLI::IsMember({"float", "half", "bf16"}));
     app.add_flag("--no-cache", o.no_cache, "recompute the whole prefix at every step (uncached baseline)");
+    app.add_flag("--check-tensors", o.check_tensors, "scan every weight for NaN and inf when loading (by default only models up to 2 GiB)");
     app.add_option("--cache-type", o.cache_type, "KV cache storage: scalar (--scalar's type) or q8_0 (8-bit blocks, 3.8x smaller than float)")
         ->capture_default_str()->check(CLI::IsMember({"scalar", "q8_0"}));
     app.add_option("-t,--threads", o.threads, "threads (0: one per hardware thread)")->capture_default_str()->check(CLI::Range(0, 1024));

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
     std::int64_t context = 0, stride = 0;
     int threads = 0;
     bool per_token = false;
+    bool check_tensors = false;
     CLI::App app{"nexttok score: log-probability and perplexity of a text under a model"};
     app.add_option("-m,--model", model_path, "GGUF file, Hugging Face directory or llama2.c checkpoint")->required()->check(CLI::ExistingPath);
     app.add_option("--tokenizer", tokenizer_path, "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")->check(CLI::ExistingPath);
@@ -41,10 +42,13 @@ int main(int argc, char** argv) {
         ->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_option("-t,--threads", threads, "threads (0: one per hardware thread)")->capture_default_str()->check(CLI::Range(0, 1024));
     app.add_flag("--per-token", per_token, "print every token's log-probability");
+    app.add_flag("--check-tensors", check_tensors, "scan every weight for NaN and inf when loading (by default only models up to 2 GiB)");
     CLI11_PARSE(app, argc, argv);
 
     try {
-        const auto model = nexttok::load_model(model_path);
+        nexttok::load_options lo;
+        if (check_tensors) lo.check_tensors = nexttok::tensor_check::always;
+        const auto model = nexttok::load_model(model_path, lo);
         const nexttok::model_config& c = model->config();
         const nexttok::tokenizer tok_value = nexttok::load_model_tokenizer(*model, tokenizer_path);
         const nexttok::tokenizer* tok = &tok_value;

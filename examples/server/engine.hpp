@@ -42,6 +42,7 @@ struct choice_event {
     std::vector<nexttok::token_logprob> top;   // alternatives, when asked
     nexttok::finish_reason reason = nexttok::finish_reason::none;  // when finished
     std::int64_t n_tokens = 0;                 // when finished: tokens generated
+    std::string error;                         // when finished with reason error: the message
 };
 
 // The event queue of one HTTP request. push() from the engine thread, pop() from the request's thread.
@@ -260,6 +261,7 @@ private:
             ev.choice = it->choice;
             ev.finished = true;
             ev.reason = r->reason;
+            ev.error = r->error;
             ev.n_tokens = static_cast<std::int64_t>(r->tokens.size());
             it->owner->push(std::move(ev));
             it = active_.erase(it);

@@ -61,6 +61,7 @@ public:
             part.index = e.choice;
             if (e.finished) {
                 part.finish_reason = absorb_(e);
+                if (!e.error.empty()) out += sse(generation_error_json(e.error));
             } else {
                 const auto logprob = absorb_(e, part.logprobs);
                 part.text = e.text;
@@ -99,6 +100,7 @@ private:
     std::string absorb_(const choice_event& e) {
         choice_output& c = choices_[static_cast<std::size_t>(e.choice)];
         c.finish_reason = openai_finish_reason(e.reason);
+        c.error = e.error;
         c.n_tokens = e.n_tokens;
         usage_.completion_tokens += e.n_tokens;
         return c.finish_reason;

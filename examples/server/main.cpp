@@ -51,6 +51,7 @@ struct options {
     std::int64_t kv_blocks = 0;    // 0: enough for --parallel requests of --ctx-size positions
     std::int64_t block_size = 16;
     bool no_prefix_cache = false;
+    bool check_tensors = false;    // scan every weight for NaN and inf whatever the model's size
     std::int64_t batch_tokens = 256;
     std::int64_t max_body = 8 << 20;
     std::string alias;
@@ -158,6 +159,7 @@ void add_server_flags(CLI::App& app, options& o) {
         ->capture_default_str()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 24));
     app.add_option("--block-size", o.block_size, "positions per KV block")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 16));
     app.add_flag("--no-prefix-cache", o.no_prefix_cache, "compute every prompt's positions, even those another request shares");
+    app.add_flag("--check-tensors", o.check_tensors, "scan every weight for NaN and inf when loading (by default only models up to 2 GiB)");
     app.add_option("-b,--batch-tokens", o.batch_tokens, "tokens of one forward call: decode tokens + prompt chunks")
         ->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
     app.add_option("--max-body", o.max_body, "largest request body in bytes (larger: 413)")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 34));
@@ -191,7 +193,9 @@ int main(int argc, char** argv) {
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, nullptr);
         sigaction(SIGTERM, &sa, nullptr);
-        const server::model_context m = server::load_model_context(o.model_path, o.tokenizer_path, o.chat_template, o.alias);
+        const server::model_context m = server::load_model_context(
+            o.model_path, o.tokenizer_path, o.chat_template, o.alias,
+            {.check_tensors = o.check_tensors ? nexttok::tensor_check::always : nexttok::tensor_check::automatic});
         if (o.scalar == "half") return serve_scalar<Eigen::half>(o, m);
         if (o.scalar == "bf16") return serve_scalar<Eigen::bfloat16>(o, m);
         return serve_scalar<float>(o, m);

@@ -66,7 +66,7 @@ inline std::vector<nexttok::token_id> end_of_turn_ids(const nexttok::tokenizer& 
 
 // Loads --model (none: the built-in demo model), its tokenizer and chat template.
 inline model_context load_model_context(const std::string& model_path, const std::string& tokenizer_path, const std::string& chat_flag,
-                                        const std::string& alias) {
+                                        const std::string& alias, const nexttok::load_options& load = {}) {
     model_context c;
     const auto t0 = std::chrono::steady_clock::now();
     if (model_path.empty()) {
@@ -74,7 +74,7 @@ inline model_context load_model_context(const std::string& model_path, const std
         c.model = demo::make_model(static_cast<std::int64_t>(c.tok->vocab_size()));
         std::cerr << "No --model given: serving a built-in model with random weights (seed " << demo::seed << "), so the text is meaningless.\n";
     } else {
-        c.model = nexttok::load_model(model_path);
+        c.model = nexttok::load_model(model_path, load);
         c.tok.emplace(nexttok::load_model_tokenizer(*c.model, tokenizer_path));
     }
     c.chat = find_chat_template(*c.model, tokenizer_path, chat_flag);

@@ -32,7 +32,8 @@ struct token_logprob_entry {
 struct choice_output {
     std::int64_t index = 0;
     std::string text;
-    std::string finish_reason;                   // "stop" or "length"
+    std::string finish_reason;                   // "stop", "length" or "error"
+    std::string error;                           // with "error": the message
     std::vector<token_logprob_entry> logprobs;   // with logprobs requested
     std::int64_t n_tokens = 0;                   // generated tokens (usage)
 };
@@ -52,9 +53,12 @@ struct response_meta {
 
 // OpenAI's finish reasons: "stop" when the model or a stop condition ended the text, "length" when
 // a limit cut it (max_tokens, the context, a deadline) or the request was cancelled (a client gone,
-// the server stopping): the text is then incomplete, as with a limit.
+// the server stopping): the text is then incomplete, as with a limit. "error" (not one of OpenAI's)
+// when generation failed (the model computed non-finite logits): the answer also carries an OpenAI
+// error object with the message, since its status line has already gone out.
 inline std::string openai_finish_reason(nexttok::finish_reason r) {
     switch (r) {
+        case nexttok::finish_reason::error: return "error";
         case nexttok::finish_reason::eos:
         case nexttok::finish_reason::stop_token:
         case nexttok::finish_reason::stop_string:
@@ -72,6 +76,10 @@ inline json error_body(const std::string& message, const std::string& type, cons
     return {{"error",
              {{"message", message}, {"type", type}, {"param", param.empty() ? json() : json(param)}, {"code", code.empty() ? json() : json(code)}}}};
 }
+
+// The error of a choice whose generation failed (finish_reason "error"), as a stream event or the
+// "error" member of a whole answer.
+inline json generation_error_json(const std::string& message) { return error_body(message, "server_error"); }
 
 inline json bytes_of(const std::string& s) {
     json b = json::array();
@@ -123,6 +131,7 @@ inline json completion_body(const response_meta& m, const std::vector<choice_out
         choice["logprobs"] = m.logprobs ? logprobs_json(m.kind, c.logprobs) : json();
         choice["finish_reason"] = c.finish_reason;
         list.push_back(std::move(choice));
+        if (!c.error.empty() && !out.contains("error")) out["error"] = generation_error_json(c.error)["error"];
     }
     out["choices"] = std::move(list);
     out["usage"] = usage_json(usage);

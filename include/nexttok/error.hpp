@@ -46,6 +46,14 @@ public:
     using error::error;
 };
 
+// What was asked for needs more memory than allowed: a KV cache or block pool over its byte limit
+// (by default the machine's physical memory), or an allocation the system refused. The message
+// names what was asked, the bytes needed and the limit, and what to lower.
+class resource_error : public error {
+public:
+    using error::error;
+};
+
 namespace detail {
 
 inline std::string hex_offset(std::uint64_t offset) {

@@ -82,6 +82,14 @@ TEST(OpenAIResponse, FinishReasonsAndErrors) {
     EXPECT_EQ(server::error_body("bad", "invalid_request_error", "max_tokens").dump(),
               R"({"error":{"message":"bad","type":"invalid_request_error","param":"max_tokens","code":null}})");
     EXPECT_EQ(server::error_body("gone", "invalid_request_error", {}, "not_found")["error"]["param"], nullptr);
+    // A choice whose generation failed: finish_reason "error" and the message as an OpenAI error
+    // object in the whole answer (the status line has already gone out).
+    EXPECT_EQ(server::openai_finish_reason(finish_reason::error), "error");
+    server::choice_output failed{.index = 0, .text = "Hi", .finish_reason = "error", .error = "generation: NaN", .logprobs = {}, .n_tokens = 1};
+    const json body = server::completion_body(meta(server::endpoint::completions), {failed}, {});
+    EXPECT_EQ(body["choices"][0]["finish_reason"], "error");
+    EXPECT_EQ(body["error"].dump(), R"({"message":"generation: NaN","type":"server_error","param":null,"code":null})");
+    EXPECT_FALSE(server::completion_body(meta(server::endpoint::completions), {server::choice_output{}}, {}).contains("error"));
     // Half a UTF-8 character (a byte token's piece) does not throw: it becomes U+FFFD.
     EXPECT_EQ(server::dump(json{{"t", std::string("a\xE2\x96")}}), "{\"t\":\"a\xEF\xBF\xBD\"}");
 }

@@ -490,7 +490,14 @@ private:
             const std::span<const float> logits(logits_.data() + row * vocab, vocab);
             ++row;
             ++step_stats_.generated_tokens;
-            if (!r->gen->next(logits)) {
+            // A request whose logits are non-finite ends with the error; the others go on.
+            bool more = false;
+            try {
+                more = r->gen->next(logits);
+            } catch (const error& e) {
+                r->gen->fail(e.what());
+            }
+            if (!more) {
                 std::erase(running_, r);
                 pool_->release(r->seq);
                 r->seq = -1;

@@ -22,9 +22,10 @@ public:
     using element_type = block_q8_0;
     static constexpr bool retains_history = true;
 
-    // capacity: positions it holds; 0 means the model's max_seq_len. Allocates bytes() now.
-    explicit q8_0_kv_cache(const kv_shape& c, std::int64_t capacity = 0)
-        : detail::contiguous_storage<block_q8_0>(c, capacity, "q8_0_kv_cache") {}
+    // capacity: positions it holds; 0 means the model's max_seq_len. Allocates bytes() now;
+    // max_bytes: their limit (0: the machine's physical memory), over it a resource_error.
+    explicit q8_0_kv_cache(const kv_shape& c, std::int64_t capacity = 0, std::size_t max_bytes = 0)
+        : detail::contiguous_storage<block_q8_0>(c, capacity, "q8_0_kv_cache", max_bytes) {}
 };
 
 }  // namespace nexttok

@@ -15,6 +15,7 @@
 
 #include <nexttok/cache/kv_storage.hpp>
 #include <nexttok/detail/aligned_buffer.hpp>
+#include <nexttok/detail/memory_limit.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/kernels/attention.hpp>
 #include <nexttok/kernels/dot.hpp>
@@ -106,8 +107,10 @@ public:
         const model_config& c = config();
         if (max_positions < n_tokens) max_positions = n_tokens;
         if (n_tokens <= reserved_tokens_ && max_positions <= reserved_positions_) return;
-        reserved_tokens_ = std::max(reserved_tokens_, n_tokens);
-        reserved_positions_ = std::max(reserved_positions_, max_positions);
+        const std::int64_t tokens = std::max(reserved_tokens_, n_tokens), positions = std::max(reserved_positions_, max_positions);
+        check_scratch_(tokens, positions);
+        reserved_tokens_ = tokens;
+        reserved_positions_ = positions;
         const auto n = static_cast<std::size_t>(reserved_tokens_);
         x_.resize(n * c.dim);
         xb_.resize(n * c.dim);
@@ -236,6 +239,25 @@ public:
     }
 
 private:
+    // The scratch for `tokens` rows attending to `positions` positions, checked against the
+    // physical memory before reserve() allocates it: the attention weights grow with the positions
+    // times the query heads per key head, so a crafted shape (thousands of query heads on one key
+    // head) or context could otherwise ask for more than the machine has. (n_threads, group,
+    // positions) attention weights, and per token the activations of every stage.
+    void check_scratch_(std::int64_t tokens, std::int64_t positions) const {
+        const model_config& c = config();
+        using detail::saturating_mul;
+        const auto group = static_cast<std::size_t>(c.n_heads / c.n_kv_heads);
+        const std::size_t scores = saturating_mul(saturating_mul(static_cast<std::size_t>(pool_.size()) * group, static_cast<std::size_t>(positions)), sizeof(float));
+        const auto per_token = static_cast<std::size_t>(4 * c.dim + 2 * c.q_dim() + 2 * c.kv_dim() + 3 * c.hidden_dim + c.rope_dim) * sizeof(float);
+        const std::size_t rows = saturating_mul(per_token, static_cast<std::size_t>(tokens));
+        const std::size_t need = scores > SIZE_MAX - rows ? SIZE_MAX : scores + rows;
+        detail::check_memory_limit("decoder: scratch for " + std::to_string(tokens) + " tokens attending to " + std::to_string(positions) +
+                                       " positions (" + std::to_string(pool_.size()) + " threads x " + std::to_string(group) +
+                                       " query heads per KV head)",
+                                   need, 0, "lower the context size (--ctx-size) or the tokens per forward call");
+    }
+
     // A cache row as n floats: converted from Scalar, or dequantized from q8_0 blocks.
     static void load_kv_row(const Scalar* row, float* x, std::int64_t n) noexcept {
         for (std::int64_t j = 0; j < n; ++j) x[j] = static_cast<float>(row[j]);

@@ -53,6 +53,9 @@ struct generation_result {
     std::vector<std::vector<token_logprob>> top_logprobs;
     // Times the cache was full and its context shifted (generation_options::context_shift); 0 otherwise.
     std::int64_t n_context_shifts = 0;
+    // With reason == finish_reason::error (a scheduler's request that failed), the error's message;
+    // empty otherwise. generate() throws the error instead.
+    std::string error;
     generation_timings timings;
 };
 

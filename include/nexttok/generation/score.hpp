@@ -15,6 +15,7 @@
 
 #include <nexttok/decoder/decoder.hpp>
 #include <nexttok/error.hpp>
+#include <nexttok/generation/detail/check_logits.hpp>
 #include <nexttok/generation/detail/logprobs.hpp>
 #include <nexttok/generation/token_decoder.hpp>
 #include <nexttok/types.hpp>
@@ -67,6 +68,7 @@ score_result score(Decoder& dec, Cache& cache, std::span<const token_id> prompt,
     r.token_logprobs.reserve(continuation.size());
     for (std::size_t i = 0; i < continuation.size(); ++i) {
         const std::span<const float> row(logits.data() + (prompt.size() - 1 + i) * vocab, vocab);
+        detail::check_logits(row, static_cast<std::int64_t>(prompt.size() - 1 + i), "score");
         const double lp = static_cast<double>(row[static_cast<std::size_t>(continuation[i])]) - detail::log_sum_exp(row);
         r.token_logprobs.push_back(static_cast<float>(lp));
         r.logprob += lp;

@@ -36,6 +36,7 @@
 #pragma once
 
 #include <nexttok/error.hpp>
+#include <nexttok/generation/detail/check_logits.hpp>
 #include <nexttok/generation/detail/logprobs.hpp>
 #include <nexttok/generation/detail/loop_settings.hpp>
 #include <nexttok/generation/detail/text_release.hpp>
@@ -119,9 +120,11 @@ public:
     // sequence().back() at position sequence().size() - 1 and call next() again; false when
     // generation ended (reason(): a criterion's, callback when on_token returned false, cache_full
     // when the token's position would be past the capacity: it is the last, not run). Precondition:
-    // start() returned true, not finished().
+    // start() returned true, not finished(). Throws nexttok::error naming the position when the
+    // logits hold a NaN or an infinity (detail/check_logits.hpp), before sampling.
     bool next(std::span<const float> logits) {
         assert(started_ && !finished() && !logits.empty());
+        detail::check_logits(logits, static_cast<std::int64_t>(sequence_.size()) - 1);
         return next_token(sample_->sample(logits), logits);
     }
 
@@ -159,6 +162,14 @@ public:
         if (result_.reason != finish_reason::none) return;
         result_.reason = why;
         end_timing_();
+    }
+
+    // Ends generation with finish_reason::error and `message` in the result (a scheduler's request
+    // whose next() threw), unless it already ended.
+    void fail(std::string message) {
+        if (result_.reason != finish_reason::none) return;
+        result_.error = std::move(message);
+        stop_with(finish_reason::error);
     }
 
     // Prompt + generated, newest last; next() appends one id. Its storage never moves (reserved for

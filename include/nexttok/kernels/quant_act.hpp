@@ -262,7 +262,7 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
         for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(s::to_float(xb[i])));
         const float d = amax / 127.0f;
         const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
-        for (int i = 0; i < 32; ++i) q[i] = static_cast<std::int8_t>(std::nearbyint(s::to_float(xb[i]) * id));
+        for (int i = 0; i < 32; ++i) q[i] = detail::round_to_int8(s::to_float(xb[i]) * id);
 #endif
         int sum = 0;
         for (int l = 0; l < 8; ++l) {

@@ -9,7 +9,9 @@
 #include <nexttok/io/gguf.hpp>
 #include <nexttok/model/architecture.hpp>
 #include <nexttok/model/detail/weight_checks.hpp>
+#include <nexttok/model/load_options.hpp>
 #include <nexttok/model/model.hpp>
+#include <nexttok/model/tensor_check.hpp>
 
 #include <cstring>
 #include <filesystem>
@@ -134,8 +136,9 @@ inline void split_qkv(layer_weights& l, const tensor_view& qkv, const tensor_vie
 
 }  // namespace detail
 
-// Loads a GGUF model. Throws io_error, format_error or unsupported_error.
-inline std::shared_ptr<const model> load_gguf_model(const std::filesystem::path& path) {
+// Loads a GGUF model. Throws io_error, format_error (also for a NaN or inf weight, when
+// options.check_tensors scans them: tensor_check.hpp) or unsupported_error.
+inline std::shared_ptr<const model> load_gguf_model(const std::filesystem::path& path, const load_options& options = {}) {
     gguf_file g(path);
     const model_config c = detail::read_gguf_config(g);
     const std::string file = g.name();
@@ -189,6 +192,7 @@ inline std::shared_ptr<const model> load_gguf_model(const std::filesystem::path&
         l.ffn_down = required(p + "ffn_down.weight", c.dim, c.hidden_dim);
         l.ffn_down_b = optional(p + "ffn_down.bias", 0, c.dim);
     }
+    check_weights(file, w, options);
     return std::make_shared<const model>(c, std::move(w), model::source(std::move(g)));
 }
 

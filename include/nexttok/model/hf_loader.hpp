@@ -16,7 +16,9 @@
 #include <nexttok/model/detail/hf_config.hpp>
 #include <nexttok/model/detail/weight_checks.hpp>
 #include <nexttok/model/gguf_loader.hpp>
+#include <nexttok/model/load_options.hpp>
 #include <nexttok/model/model.hpp>
+#include <nexttok/model/tensor_check.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -68,7 +70,8 @@ inline void transpose_into(const tensor_view& t, std::size_t elem, std::byte* ou
 
 }  // namespace detail
 
-inline std::shared_ptr<const model> load_hf_model(const std::filesystem::path& directory) {
+// options.check_tensors: whether the weights are scanned for NaN and inf (tensor_check.hpp).
+inline std::shared_ptr<const model> load_hf_model(const std::filesystem::path& directory, const load_options& options = {}) {
     const std::filesystem::path dir = std::filesystem::path(directory).lexically_normal().parent_path() /
                                       std::filesystem::path(directory).lexically_normal().filename();
     const detail::hf_model_config hc = detail::read_hf_config(dir);
@@ -163,6 +166,7 @@ inline std::shared_ptr<const model> load_hf_model(const std::filesystem::path& d
         detail::check_weight(shard_of["lm_head.weight"], *head->second, c.vocab_size, c.dim);
         w.output = *head->second;
     }
+    check_weights(dir.filename().string(), w, options);
     return std::make_shared<const model>(final_config, std::move(w), model::source(std::move(files)));
 }
 

@@ -8,7 +8,9 @@
 #include <nexttok/io/byte_reader.hpp>
 #include <nexttok/io/mapped_file.hpp>
 #include <nexttok/model/detail/weight_checks.hpp>
+#include <nexttok/model/load_options.hpp>
 #include <nexttok/model/model.hpp>
+#include <nexttok/model/tensor_check.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -17,7 +19,8 @@
 
 namespace nexttok {
 
-inline std::shared_ptr<const model> load_llama2c_model(const std::filesystem::path& path) {
+// options.check_tensors: whether the weights are scanned for NaN and inf (tensor_check.hpp).
+inline std::shared_ptr<const model> load_llama2c_model(const std::filesystem::path& path, const load_options& options = {}) {
     mapped_file f(path);
     const std::string file = f.name();
     byte_reader r(f.bytes(), file);
@@ -82,6 +85,7 @@ inline std::shared_ptr<const model> load_llama2c_model(const std::filesystem::pa
     w.output = c.tied_output ? w.token_embd : take("wcls", c.vocab_size, c.dim);
     if (offset != f.size())
         r.fail_at(offset, "end of weights", std::to_string(f.size() - offset) + " unexpected trailing bytes (expected the file to end here for these hyper-parameters)");
+    check_weights(file, w, options);
     return std::make_shared<const model>(c, std::move(w), model::source(std::move(f)));
 }
 

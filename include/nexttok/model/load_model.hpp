@@ -8,6 +8,7 @@
 #include <nexttok/model/gguf_loader.hpp>
 #include <nexttok/model/hf_loader.hpp>
 #include <nexttok/model/llama2c_loader.hpp>
+#include <nexttok/model/load_options.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -26,11 +27,13 @@ inline bool is_gguf_file(const std::filesystem::path& path) {
     return in.gcount() == sizeof magic && magic == gguf_magic;
 }
 
-inline std::shared_ptr<const model> load_model(const std::filesystem::path& path) {
-    if (std::filesystem::is_directory(path)) return load_hf_model(path);
-    if (is_gguf_file(path)) return load_gguf_model(path);
+// options: what the loader checks (load_options.hpp; by default the weights of models up to 2 GiB
+// are scanned for NaN and inf).
+inline std::shared_ptr<const model> load_model(const std::filesystem::path& path, const load_options& options = {}) {
+    if (std::filesystem::is_directory(path)) return load_hf_model(path, options);
+    if (is_gguf_file(path)) return load_gguf_model(path, options);
     try {
-        return load_llama2c_model(path);
+        return load_llama2c_model(path, options);
     } catch (const format_error& e) {
         throw format_error(std::string(e.what()) +
                            " (the file does not start with the GGUF magic, so it was read as a llama2.c checkpoint)");

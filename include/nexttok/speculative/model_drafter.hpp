@@ -16,6 +16,7 @@
 #include <nexttok/cache/kv_storage.hpp>
 #include <nexttok/decoder/decoder.hpp>
 #include <nexttok/error.hpp>
+#include <nexttok/generation/detail/check_logits.hpp>
 #include <nexttok/generation/token_decoder.hpp>
 #include <nexttok/speculative/drafter.hpp>
 #include <nexttok/types.hpp>
@@ -64,6 +65,7 @@ public:
         cache_->truncate(n_cached);
         dec_->forward(sequence.subspan(static_cast<std::size_t>(n_cached)), n_cached, *cache_, logits_, logits_for::last);
         for (std::int64_t i = 0; i < k; ++i) {
+            detail::check_logits(logits_, n_seq - 1 + i, "speculative decoding: the draft model");
             const token_id t = pick(std::span<const float>(logits_));
             out.push_back(t);
             if (i + 1 < k) dec_->forward(std::span<const token_id>(&out.back(), 1), n_seq + i, *cache_, logits_, logits_for::last);

@@ -37,6 +37,7 @@
 #include <nexttok/decoder/decoder.hpp>
 #include <nexttok/detail/splitmix64.hpp>
 #include <nexttok/error.hpp>
+#include <nexttok/generation/detail/check_logits.hpp>
 #include <nexttok/generation/detail/loop_settings.hpp>
 #include <nexttok/generation/sequence_generator.hpp>
 #include <nexttok/generation/token_decoder.hpp>
@@ -146,6 +147,7 @@ public:
         std::int64_t n_examined = 0, n_kept = 0;
         for (std::int64_t i = 0; i <= m && more; ++i) {
             const std::span<const float> row(logits_.data() + i * vocab_size_, static_cast<std::size_t>(vocab_size_));
+            detail::check_logits(row, n_seq - 1 + i, "speculative decoding");
             const token_distribution p = sample_->distribution(row);
             bool accepted = false;
             token_id t;

@@ -20,10 +20,11 @@ enum class finish_reason : std::uint8_t {
     callback,        // the caller's streaming callback asked to stop
     max_length,      // the sequence (prompt + generated) reached its maximum total length
     predicate,       // a caller's stop_when predicate returned true
+    error,           // generation failed (non-finite logits); generation_result::error holds the message
 };
 
 // "none", "eos", "max_new_tokens", "stop_token", "stop_string", "deadline", "cancelled", "cache_full",
-// "callback", "max_length", "predicate" (the enumerator's name); "unknown" for a value outside the enumeration. The view refers
+// "callback", "max_length", "predicate", "error" (the enumerator's name); "unknown" for a value outside the enumeration. The view refers
 // to a string literal: it never dangles.
 constexpr std::string_view to_string(finish_reason reason) noexcept {
     switch (reason) {
@@ -38,6 +39,7 @@ constexpr std::string_view to_string(finish_reason reason) noexcept {
         case finish_reason::callback: return "callback";
         case finish_reason::max_length: return "max_length";
         case finish_reason::predicate: return "predicate";
+        case finish_reason::error: return "error";
     }
     return "unknown";
 }

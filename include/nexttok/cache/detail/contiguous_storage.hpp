@@ -3,8 +3,10 @@
 // q8_0_kv_cache, whose Element is a block of 32 values (a row is kv_dim / 32 blocks). Internal.
 #pragma once
 
+#include <nexttok/cache/kv_planner.hpp>
 #include <nexttok/cache/kv_shape.hpp>
 #include <nexttok/detail/huge_pages.hpp>
+#include <nexttok/detail/memory_limit.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/kernels/quant_blocks.hpp>
 
@@ -22,18 +24,36 @@ public:
     // Values per Element: 32 for a q8_0 block, 1 for a scalar.
     static constexpr std::int64_t values_per_element = std::is_same_v<Element, block_q8_0> ? block_q8_0::block_size : 1;
 
-    contiguous_storage(const kv_shape& c, std::int64_t capacity, const char* kind)
+    // max_bytes: the most the keys and values may take (0: the machine's physical memory); checked
+    // before allocating, so a context the memory cannot hold is a resource_error, not a crash.
+    contiguous_storage(const kv_shape& c, std::int64_t capacity, const char* kind, std::size_t max_bytes = 0)
         : kind_(kind), n_layers_(c.n_layers), capacity_(capacity == 0 ? c.max_seq_len : capacity), kv_dim_(c.kv_dim()),
           row_elements_(kv_dim_ / values_per_element) {
-        if (capacity_ <= 0 || capacity_ > (std::int64_t{1} << 24))
+        if (capacity == 0 && capacity_ > max_capacity)
+            throw invalid_argument_error(std::string(kind_) + ": the model's context length of " + std::to_string(capacity_) +
+                                         " positions (the default capacity) is over " + std::to_string(max_capacity) +
+                                         "; pass a smaller capacity (--ctx-size)");
+        if (capacity_ <= 0 || capacity_ > max_capacity)
             throw invalid_argument_error(std::string(kind_) + ": capacity " + std::to_string(capacity_) + " positions (expected 1..16777216)");
         if (kv_dim_ % values_per_element != 0)
             throw invalid_argument_error(std::string(kind_) + ": the model's key and value rows have " + std::to_string(kv_dim_) +
                                          " values (n_kv_heads x head_dim), expected a multiple of " +
                                          std::to_string(values_per_element) + " (whole blocks)");
+        const kv_format format = kv_format_of<Element>();
+        // The planner's figure (a contiguous cache is a pool of blocks of one position).
+        const std::size_t need = kv_pool_bytes(c, format, 1, capacity_);
+        const std::string what = std::string(kind_) + ": keys and values of " + std::to_string(capacity_) + " positions x " +
+                                 std::to_string(c.n_layers) + " layers x " + std::to_string(c.n_kv_heads) + " KV heads x head size " +
+                                 std::to_string(c.head_dim) + " in " + to_string(format);
+        const std::string remedy = std::string("lower the context size (the capacity, --ctx-size)") +
+                                   (format == kv_format::q8_0 ? "" : ", use a q8_0 cache (--cache-type q8_0)") +
+                                   " or raise the limit (max_bytes)";
+        check_memory_limit(what, need, max_bytes, remedy);
         const std::size_t n = static_cast<std::size_t>(n_layers_ * capacity_ * row_elements_);
-        k_ = huge_page_array<Element>(n);
-        v_ = huge_page_array<Element>(n);
+        allocate_or_throw(what, need, remedy, [&] {
+            k_ = huge_page_array<Element>(n);
+            v_ = huge_page_array<Element>(n);
+        });
     }
 
     std::int64_t capacity() const noexcept { return capacity_; }
@@ -76,6 +96,8 @@ public:
     }
 
 private:
+    static constexpr std::int64_t max_capacity = std::int64_t{1} << 24;
+
     std::size_t offset(std::int64_t layer, std::int64_t pos) const noexcept {
         return static_cast<std::size_t>((layer * capacity_ + pos) * row_elements_);
     }

@@ -29,8 +29,10 @@
 #pragma once
 
 #include <nexttok/cache/detail/prefix_index.hpp>
+#include <nexttok/cache/kv_planner.hpp>
 #include <nexttok/cache/kv_shape.hpp>
 #include <nexttok/detail/huge_pages.hpp>
+#include <nexttok/detail/memory_limit.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/kernels/quant_blocks.hpp>
 #include <nexttok/types.hpp>
@@ -58,6 +60,7 @@ struct paged_cache_options {
     std::int64_t block_size = 16;  // positions per block
     std::int64_t max_seq_len = 0;  // positions one sequence may hold; 0: the shape's max_seq_len
     bool prefix_caching = true;    // keep full blocks keyed by their tokens for reuse by later sequences
+    std::size_t max_bytes = 0;     // the most the whole pool (n_blocks blocks) may take; 0: the machine's physical memory
 };
 
 }  // namespace nexttok
@@ -342,6 +345,20 @@ private:
         for (std::int64_t f : {c.n_layers, block_size_, kv_dim_ / values_per_element, n_blocks_})
             if (__builtin_mul_overflow(total, static_cast<std::uint64_t>(f), &total) || total > (std::uint64_t{1} << 62))
                 fail("a pool of " + std::to_string(n_blocks_) + " blocks of " + std::to_string(block_size_) + " positions is too large to address");
+        // Checked for the whole pool, although blocks are allocated as they are first used: a pool
+        // is sized to be used, and running out of memory half-way through a batch is worse.
+        check_memory_limit(pool_description(c), static_cast<std::size_t>(total), o.max_bytes, pool_remedy());
+    }
+
+    std::string pool_description(const kv_shape& c) const {
+        return std::string(kind_) + ": a pool of " + std::to_string(n_blocks_) + " blocks of " + std::to_string(block_size_) +
+               " positions x " + std::to_string(c.n_layers) + " layers x " + std::to_string(c.n_kv_heads) + " KV heads x head size " +
+               std::to_string(c.head_dim) + " in " + to_string(kv_format_of<Element>()) +
+               " (keys and values)";
+    }
+    static std::string pool_remedy() {
+        return std::string("use fewer blocks (n_blocks, --ctx-size x --parallel)") +
+               (std::is_same_v<Element, block_q8_0> ? "" : ", a q8_0 pool (--cache-type q8_0)") + " or raise the limit (max_bytes)";
     }
 
     // s's state, or invalid_argument_error naming the call.
@@ -394,7 +411,9 @@ private:
             if (a.size() != 0) continue;
             const std::int64_t first = slab * blocks_per_slab_;
             const std::int64_t n = std::min(blocks_per_slab_, n_blocks_ - first);
-            a = huge_page_array<Element>(static_cast<std::size_t>(n * 2 * half_elements_));
+            const auto n_elements = static_cast<std::size_t>(n * 2 * half_elements_);
+            a = allocate_or_throw(std::string(kind_) + ": a slab of " + std::to_string(n) + " blocks", n_elements * sizeof(Element), pool_remedy(),
+                                  [&] { return huge_page_array<Element>(n_elements); });
             for (std::int64_t b = 0; b < n; ++b) base_[static_cast<std::size_t>(first + b)] = a.data() + b * 2 * half_elements_;
             bytes_ += a.size() * sizeof(Element);
         }

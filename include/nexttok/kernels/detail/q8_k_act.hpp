@@ -25,6 +25,17 @@ namespace nexttok::detail {
 // Where element block j (32 elements) of 256 sits in qs_k: its own inverse.
 inline constexpr int q8_k_order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
 
+// v rounded to the nearest integer (ties to even, the default rounding mode, as cvtps2dq) as int8,
+// for v whose finite values lie in [-127, 127]. A non-finite activation (a model with NaN or inf
+// weights) must not reach a float-to-integer conversion out of range, which is undefined
+// behaviour: NaN gives 0 (as the AVX-512 path's cvtps2dq + vpmovdb), the infinities +-127.
+inline std::int8_t round_to_int8(float v) noexcept {
+    const float r = std::nearbyint(v);
+    if (!(r >= -127.0f)) return r != r ? std::int8_t{0} : std::int8_t{-127};
+    if (r > 127.0f) return std::int8_t{127};
+    return static_cast<std::int8_t>(r);
+}
+
 // 256 elements x quantized into qs (q8_k_order), *d and bsum (8 block sums), as the AVX-512
 // quantize_q8_k does: d = amax / 127, q = nearbyint(x * (127 / amax)) (the default rounding mode,
 // as cvtps2dq). |q| <= 127, so the int16 sums cannot overflow.
@@ -38,7 +49,7 @@ inline void quantize_q8_k_scalar(const X* x, std::int8_t* qs, float* d, std::int
         int sum = 0;
         std::int8_t* q = qs + 32 * q8_k_order[j];
         for (int l = 0; l < 32; ++l) {
-            q[l] = static_cast<std::int8_t>(std::nearbyint(simd::to_float(x[32 * j + l]) * id));
+            q[l] = round_to_int8(simd::to_float(x[32 * j + l]) * id);
             sum += q[l];
         }
         bsum[j] = static_cast<std::int16_t>(sum);

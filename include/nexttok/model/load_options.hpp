@@ -1,0 +1,25 @@
+// Options of the model loaders (load_model, load_gguf_model, load_llama2c_model, load_hf_model).
+#pragma once
+
+#include <cstdint>
+
+namespace nexttok {
+
+// Whether a loader scans the weights' values for NaN and infinities (tensor_check.hpp), as
+// llama.cpp's --check-tensors: a model whose weights hold them computes NaN logits at best.
+enum class tensor_check {
+    automatic,  // scan when the weights take at most load_options::check_tensors_max_bytes
+    always,
+    never,
+};
+
+struct load_options {
+    tensor_check check_tensors = tensor_check::automatic;  // scan the weights for NaN and inf (format_error on one)
+    // automatic scans models up to this size (2 GiB). The scan reads every weight byte once, about
+    // a second for 2 GiB on one core from the page cache: noise next to loading a small model, but
+    // seconds to minutes on every start of a 7B-70B one, whose files were usually checked when
+    // they were converted. The scan still runs on those with tensor_check::always (--check-tensors).
+    std::uint64_t check_tensors_max_bytes = std::uint64_t{2} << 30;
+};
+
+}  // namespace nexttok
