@@ -52,6 +52,13 @@ struct block_q3_k {
     packed_half d;
 };
 
+// The 16 bytes that end at the last scale byte of `b` (4 bytes of qs, then the 12 scale bytes), for
+// one unaligned 16-byte load. Counted from the block's first byte: a pointer before `scales` would
+// leave that array.
+inline const std::uint8_t* q3_k_scales_minus_4(const block_q3_k& b) noexcept {
+    return reinterpret_cast<const std::uint8_t*>(&b) + offsetof(block_q3_k, scales) - 4;
+}
+
 struct block_iq4_xs {
     static constexpr int block_size = 256;
     static constexpr tensor_type type = tensor_type::iq4_xs;

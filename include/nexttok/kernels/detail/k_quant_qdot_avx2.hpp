@@ -26,7 +26,7 @@ namespace nexttok::detail {
 // The 16 signed scales s_i - 32 of a q3_k block as bytes (see k_quant_blocks.hpp). The 16-byte
 // load ends at the last scale byte, inside the block.
 inline __m128i q3_k_scales_i8(const block_q3_k& w) noexcept {
-    const __m128i v = _mm_srli_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales - 4)), 4);
+    const __m128i v = _mm_srli_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q3_k_scales_minus_4(w))), 4);
     const __m128i m4 = _mm_set1_epi8(0x0f);
     const __m128i low = _mm_unpacklo_epi64(_mm_and_si128(v, m4), _mm_and_si128(_mm_srli_epi16(v, 4), m4));
     const __m128i top = _mm_shuffle_epi8(v, _mm_set_epi8(11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8));

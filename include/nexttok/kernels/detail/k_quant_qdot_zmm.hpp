@@ -83,8 +83,8 @@ inline __m512i broadcast_32_bytes(const std::uint8_t* p) noexcept {
 // the unpacking is shared.)
 inline __m512i q3_k_scales_i16(const block_q3_k& a, const block_q3_k& b) noexcept {
     const __m256i u = _mm256_inserti128_si256(
-        _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a.scales - 4))),
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales - 4)), 1);
+        _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q3_k_scales_minus_4(a)))),
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(q3_k_scales_minus_4(b))), 1);
     const __m256i v = _mm256_srli_si256(u, 4);
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     const __m256i low = _mm256_unpacklo_epi64(_mm256_and_si256(v, m4), _mm256_and_si256(_mm256_srli_epi16(v, 4), m4));
