@@ -88,6 +88,14 @@ expect_eq() {  # expect_eq GOT WANT WHAT
   if [ "$1" = "$2" ]; then pass "$3"; else fail "$3: got '$1', expected '$2'"; fi
 }
 metric() { "$curl_bin" -s --max-time 5 "http://127.0.0.1:$PORT/metrics" | sed -n "s/^$1 //p"; }
+# Prints yes once no request runs and USED KV blocks are in use (within 5 s), else no.
+wait_until_freed() {  # wait_until_freed USED
+  for _ in $(seq 50); do
+    if [ "$(metric nexttok_requests_running)" = 0 ] && [ "$(metric nexttok_kv_blocks_used)" = "$1" ]; then echo yes; return; fi
+    sleep 0.1
+  done
+  echo no
+}
 
 # --- server A: chat template, a long context (for a generation that outlasts a client) -----------------
 start_server a --chat-template chatml --ctx-size 65536
@@ -166,19 +174,11 @@ used_before=$(metric nexttok_kv_blocks_used)
 "$curl_bin" -sN --max-time 1 "http://127.0.0.1:$PORT/v1/completions" \
   -d '{"prompt": "Once upon a time", "max_tokens": 60000, "ignore_eos": true, "stream": true}' > "$work/cut"
 grep -q '^data: {' "$work/cut" && ! grep -q '\[DONE\]' "$work/cut" || fail "the long stream did not run until the client left"
-freed=no
-for _ in $(seq 50); do
-  if [ "$(metric nexttok_requests_running)" = 0 ] && [ "$(metric nexttok_kv_blocks_used)" = "$used_before" ]; then freed=yes; break; fi
-  sleep 0.1
-done
+freed=$(wait_until_freed "$used_before")
 expect_eq "$freed" yes "a disconnected stream is cancelled: 0 running, $used_before KV blocks used as before"
 # The same for a non-streamed request (the server writes a space per second while it waits).
 "$curl_bin" -s --max-time 1 "http://127.0.0.1:$PORT/v1/completions" -d '{"prompt": "Once", "max_tokens": 60000, "ignore_eos": true}' > /dev/null
-freed=no
-for _ in $(seq 50); do
-  if [ "$(metric nexttok_requests_running)" = 0 ] && [ "$(metric nexttok_kv_blocks_used)" = "$used_before" ]; then freed=yes; break; fi
-  sleep 0.1
-done
+freed=$(wait_until_freed "$used_before")
 expect_eq "$freed" yes "a disconnected non-streamed request is cancelled"
 
 # SIGTERM during a stream: the stream ends with a finish_reason and [DONE], the server exits 0 within 10 s.

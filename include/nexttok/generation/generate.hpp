@@ -117,14 +117,9 @@ template <class Decoder, class Cache>
     requires token_decoder<Decoder, Cache>
 generation_result generate(Decoder& dec, Cache& cache, const tokenizer& tok, std::span<const token_id> prompt,
                            const generation_options& options, const token_callback& on_token = {}) {
-    if (options.n_samples != 1)
-        throw invalid_argument_error("generate: n_samples = " + std::to_string(options.n_samples) + ": use generate_n");
-    auto sample = make_sampler(options, tok);
-    auto stop = make_stopping(options, tok);
-    detail::loop_settings settings;
-    settings.n_logprobs = options.n_logprobs;
-    detail::set_context_shift(settings, options, prompt, tok.bos());
-    return detail::generate_impl(dec, cache, &tok, prompt, sample, stop, on_token, settings);
+    auto p = make_single_sample(options, tok, "generate", "use generate_n");
+    detail::set_context_shift(p.settings, options, prompt, tok.bos());
+    return detail::generate_impl(dec, cache, &tok, prompt, p.sample, p.stop, on_token, p.settings);
 }
 
 }  // namespace nexttok

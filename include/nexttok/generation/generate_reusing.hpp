@@ -121,14 +121,9 @@ template <class Decoder, class Cache>
 generation_result generate_reusing(Decoder& dec, Cache& cache, cached_tokens& held, const tokenizer& tok,
                                    std::span<const token_id> prompt, const generation_options& options,
                                    const token_callback& on_token = {}) {
-    if (options.n_samples != 1)
-        throw invalid_argument_error("generate_reusing: n_samples = " + std::to_string(options.n_samples) + ": one sample per call");
-    auto sample = make_sampler(options, tok);
-    auto stop = make_stopping(options, tok);
-    detail::loop_settings settings;
-    settings.n_logprobs = options.n_logprobs;
-    settings.context_shift = options.context_shift;
-    return detail::generate_reusing_impl(dec, cache, held, &tok, prompt, sample, stop, on_token, settings);
+    auto p = make_single_sample(options, tok, "generate_reusing", "one sample per call");
+    p.settings.context_shift = options.context_shift;
+    return detail::generate_reusing_impl(dec, cache, held, &tok, prompt, p.sample, p.stop, on_token, p.settings);
 }
 
 }  // namespace nexttok

@@ -3,6 +3,7 @@
 // EOS criterion) and to turn DRY's string breakers into token sequences.
 #pragma once
 
+#include <nexttok/generation/detail/loop_settings.hpp>
 #include <nexttok/generation/generation_options.hpp>
 #include <nexttok/sampling/any_sampler.hpp>
 #include <nexttok/sampling/dry.hpp>
@@ -20,6 +21,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace nexttok {
@@ -76,6 +78,24 @@ inline any_of_criteria make_stopping(const generation_options& options, const to
     if (options.timeout.count() > 0) stop.add(deadline::after(options.timeout));
     if (options.cancel.stop_possible()) stop.add(cancellation(options.cancel));
     return stop;
+}
+
+// What one sample of `options` runs on: its sampler, its stopping criteria and the loop settings
+// taken from it (n_logprobs; context shift is the caller's). Throws invalid_argument_error when
+// options.n_samples != 1, naming `caller` and what to do instead (`hint`).
+struct single_sample_policies {
+    any_sampler sample;
+    any_of_criteria stop;
+    detail::loop_settings settings;
+};
+
+inline single_sample_policies make_single_sample(const generation_options& options, const tokenizer& tok,
+                                                  const char* caller, const char* hint) {
+    if (options.n_samples != 1)
+        throw invalid_argument_error(std::string(caller) + ": n_samples = " + std::to_string(options.n_samples) + ": " + hint);
+    single_sample_policies p{make_sampler(options, tok), make_stopping(options, tok), {}};
+    p.settings.n_logprobs = options.n_logprobs;
+    return p;
 }
 
 }  // namespace nexttok
