@@ -33,18 +33,18 @@ constexpr int n_clients = 3;
 constexpr int n_per_client = 6;
 constexpr int max_cancels_per_client = 2;
 
-struct job {
+struct client_job {
     std::vector<token_id> prompt;
     sampling_options sampling;
     std::int64_t n_new = 0;
 };
 
 // Requests of different lengths; every other one starts with the same 16 tokens (prefix caching).
-std::vector<job> make_jobs(std::int64_t vocab_size) {
+std::vector<client_job> make_jobs(std::int64_t vocab_size) {
     const std::vector<token_id> shared = test::random_tokens(7, 16, vocab_size);
-    std::vector<job> jobs;
+    std::vector<client_job> jobs;
     for (int k = 0; k < n_clients * n_per_client; ++k) {
-        job j;
+        client_job j;
         if (k % 2 == 0) j.prompt = shared;
         const auto tail = test::random_tokens(static_cast<std::uint64_t>(300 + k), 2 + k % 11, vocab_size);
         j.prompt.insert(j.prompt.end(), tail.begin(), tail.end());
@@ -56,7 +56,7 @@ std::vector<job> make_jobs(std::int64_t vocab_size) {
     return jobs;
 }
 
-generation_result alone(const std::shared_ptr<const model>& m, const job& j) {
+generation_result alone(const std::shared_ptr<const model>& m, const client_job& j) {
     decoder<float> dec(m, 1);
     kv_cache<float> cache(m->config(), static_cast<std::int64_t>(j.prompt.size()) + j.n_new);
     any_sampler sample = make_sampler(j.sampling);
@@ -72,9 +72,9 @@ struct record {
 };
 
 void submit_and_cancel_from_three_threads(const std::shared_ptr<const model>& m) {
-    const std::vector<job> jobs = make_jobs(m->config().vocab_size);
+    const std::vector<client_job> jobs = make_jobs(m->config().vocab_size);
     std::vector<generation_result> want;
-    for (const job& j : jobs) want.push_back(alone(m, j));
+    for (const client_job& j : jobs) want.push_back(alone(m, j));
 
     decoder<float> dec(m, 1);
     paged_kv_cache<float> pool(m->config(), {.n_blocks = 40, .block_size = 8});

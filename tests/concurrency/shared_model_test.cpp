@@ -27,15 +27,15 @@ namespace {
 constexpr std::int64_t n_threads = 4;
 constexpr std::int64_t n_tokens = 100;
 
-struct job {
+struct thread_job {
     std::vector<token_id> prompt;
     sampling_options sampling;
 };
 
-std::vector<job> four_jobs(std::int64_t vocab_size) {
-    std::vector<job> jobs;
+std::vector<thread_job> four_jobs(std::int64_t vocab_size) {
+    std::vector<thread_job> jobs;
     for (std::int64_t i = 0; i < n_threads; ++i) {
-        job j;
+        thread_job j;
         j.prompt = test::random_tokens(static_cast<std::uint64_t>(100 + i), 4 + 3 * i, vocab_size);
         j.sampling.temperature = 0.9f;
         j.sampling.top_k = 40;
@@ -46,7 +46,7 @@ std::vector<job> four_jobs(std::int64_t vocab_size) {
 }
 
 // One generation with its own decoder, cache and sampler: what each thread runs.
-generation_result run(const std::shared_ptr<const model>& m, const job& j) {
+generation_result run(const std::shared_ptr<const model>& m, const thread_job& j) {
     decoder<float> dec(m, 1);
     kv_cache<float> cache(m->config(), static_cast<std::int64_t>(j.prompt.size()) + n_tokens);
     any_sampler sample = make_sampler(j.sampling);
@@ -55,9 +55,9 @@ generation_result run(const std::shared_ptr<const model>& m, const job& j) {
 }
 
 void expect_concurrent_equals_sequential(const std::shared_ptr<const model>& m) {
-    const std::vector<job> jobs = four_jobs(m->config().vocab_size);
+    const std::vector<thread_job> jobs = four_jobs(m->config().vocab_size);
     std::vector<generation_result> alone;
-    for (const job& j : jobs) alone.push_back(run(m, j));
+    for (const thread_job& j : jobs) alone.push_back(run(m, j));
 
     std::vector<generation_result> together(jobs.size());
     std::latch start(n_threads);

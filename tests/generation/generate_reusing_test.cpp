@@ -19,6 +19,8 @@
 
 #include <test_data.hpp>
 
+#include "stories_model.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -29,7 +31,8 @@
 namespace nexttok {
 namespace {
 
-const char* const stories_gguf = "models/stories260K/stories260K.gguf";
+using test::stories_gguf;
+using test::greedy_options;
 
 // no_cache retains nothing: generate_reusing does not accept it.
 static_assert(prefix_reusing_decoder<decoder<float>, kv_cache<float>>);
@@ -40,13 +43,6 @@ constexpr bool callable_with = requires(decoder<float>& d, Cache& c, cached_toke
                                         const generation_options& o) { generate_reusing(d, c, h, t, p, o); };
 static_assert(callable_with<kv_cache<float>>);
 static_assert(!callable_with<no_cache<float>>);
-
-generation_options greedy(std::int64_t n) {
-    generation_options o;
-    o.max_new_tokens = n;
-    o.sampling.temperature = 0.0f;
-    return o;
-}
 
 generation_options seeded(std::int64_t n) {
     generation_options o;
@@ -151,9 +147,9 @@ TEST(generate_reusing, random_model_is_bitwise_a_fresh_generation) {
     const tokenizer tok = test::scripted_tokenizer();
     const auto m = random_model(static_cast<std::int64_t>(tok.vocab_size()));
     const std::string first = "Hello abc xyz. Hello", more = "aa bb cc. END";
-    check_conversation<kv_cache<float>>(m, tok, first, more, greedy(12), "random, kv_cache, greedy");
+    check_conversation<kv_cache<float>>(m, tok, first, more, greedy_options(12), "random, kv_cache, greedy");
     check_conversation<kv_cache<float>>(m, tok, first, more, seeded(12), "random, kv_cache, seeded");
-    check_conversation<q8_0_kv_cache<float>>(m, tok, first, more, greedy(12), "random, q8_0_kv_cache, greedy");
+    check_conversation<q8_0_kv_cache<float>>(m, tok, first, more, greedy_options(12), "random, q8_0_kv_cache, greedy");
     check_conversation<q8_0_kv_cache<float>>(m, tok, first, more, seeded(12), "random, q8_0_kv_cache, seeded");
 }
 
@@ -162,7 +158,7 @@ TEST(generate_reusing, stories260K_is_bitwise_a_fresh_generation) {
     const auto m = load_model(test::data_path(stories_gguf));
     const tokenizer tok = load_tokenizer(*m->gguf());
     const std::string first = "Once upon a time, there was a little girl", more = " Then her mom said:";
-    check_conversation<kv_cache<float>>(m, tok, first, more, greedy(20), "stories260K, kv_cache, greedy");
+    check_conversation<kv_cache<float>>(m, tok, first, more, greedy_options(20), "stories260K, kv_cache, greedy");
     check_conversation<kv_cache<float>>(m, tok, first, more, seeded(20), "stories260K, kv_cache, seeded");
     check_conversation<q8_0_kv_cache<float>>(m, tok, first, more, seeded(20), "stories260K, q8_0_kv_cache, seeded");
 }
@@ -176,9 +172,9 @@ TEST(generate_reusing, a_stale_record_prefills_everything) {
     kv_cache<float> cache(m->config(), 64);
     cached_tokens held;
     const auto prompt = tok.encode("Hello abc", true);
-    generate_reusing(dec, cache, held, tok, prompt, greedy(4));
+    generate_reusing(dec, cache, held, tok, prompt, greedy_options(4));
     cache.clear();
-    reusing_turn(dec, m->config(), cache, held, tok, prompt, greedy(4), 0, "after cache.clear()");
+    reusing_turn(dec, m->config(), cache, held, tok, prompt, greedy_options(4), 0, "after cache.clear()");
 }
 
 TEST(generate_reusing, refuses_context_shift_and_bad_prompts) {
@@ -188,7 +184,7 @@ TEST(generate_reusing, refuses_context_shift_and_bad_prompts) {
     kv_cache<float> cache(m->config(), 16);
     cached_tokens held;
     const auto prompt = tok.encode("Hello", true);
-    generation_options o = greedy(4);
+    generation_options o = greedy_options(4);
     o.context_shift = true;
     try {
         generate_reusing(dec, cache, held, tok, prompt, o);
@@ -196,9 +192,9 @@ TEST(generate_reusing, refuses_context_shift_and_bad_prompts) {
     } catch (const invalid_argument_error& e) {
         EXPECT_NE(std::string(e.what()).find("context_shift is not supported"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(generate_reusing(dec, cache, held, tok, std::vector<token_id>{}, greedy(4)), invalid_argument_error);
-    EXPECT_THROW(generate_reusing(dec, cache, held, tok, std::vector<token_id>(17, test::bos_id), greedy(4)), invalid_argument_error);
-    generation_options two = greedy(4);
+    EXPECT_THROW(generate_reusing(dec, cache, held, tok, std::vector<token_id>{}, greedy_options(4)), invalid_argument_error);
+    EXPECT_THROW(generate_reusing(dec, cache, held, tok, std::vector<token_id>(17, test::bos_id), greedy_options(4)), invalid_argument_error);
+    generation_options two = greedy_options(4);
     two.n_samples = 2;
     EXPECT_THROW(generate_reusing(dec, cache, held, tok, prompt, two), invalid_argument_error);
     EXPECT_TRUE(held.empty());

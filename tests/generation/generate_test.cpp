@@ -12,6 +12,8 @@
 #include <reference_logits.hpp>
 #include <test_data.hpp>
 
+#include "stories_model.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,7 +24,6 @@ namespace nexttok {
 namespace {
 
 const char* const stories_bin = "models/stories260K/stories260K.bin";
-const char* const stories_gguf = "models/stories260K/stories260K.gguf";
 
 std::string read_text(const std::string& relative) {
     std::ifstream in(test::data_path(relative));
@@ -31,10 +32,8 @@ std::string read_text(const std::string& relative) {
     return ss.str();
 }
 
-struct stories {
-    std::shared_ptr<const model> m;
-    tokenizer tok;
-};
+using test::stories_gguf;
+using stories = test::stories_model;
 
 stories load_stories(bool gguf) {
     if (gguf) {

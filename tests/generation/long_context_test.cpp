@@ -27,6 +27,8 @@
 
 #include <test_data.hpp>
 
+#include "stories_model.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -37,24 +39,12 @@
 namespace nexttok {
 namespace {
 
-const char* const stories_gguf = "models/stories260K/stories260K.gguf";
 
-struct stories {
-    std::shared_ptr<const model> m;
-    tokenizer tok;
-};
+using test::stories_gguf;
+using stories = test::stories_model;
+using test::greedy_options;
 
-stories load_stories() {
-    auto m = load_model(test::data_path(stories_gguf));
-    return {m, load_tokenizer(*m->gguf())};
-}
-
-generation_options greedy_options(std::int64_t n) {
-    generation_options o;
-    o.max_new_tokens = n;
-    o.sampling.temperature = 0.0f;
-    return o;
-}
+stories load_stories() { return test::load_stories_gguf(); }
 
 // With BOS: 13 tokens.
 const char* const prompt_13 = "Once upon a time, there was a little girl";

@@ -10,6 +10,8 @@
 
 #include <test_data.hpp>
 
+#include "stories_model.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -18,7 +20,7 @@
 namespace nexttok {
 namespace {
 
-const char* const stories_gguf = "models/stories260K/stories260K.gguf";
+using test::stories_gguf;
 
 const char* const story =
     "Once upon a time, there was a little girl named Lily. She loved to play outside in the park. One day, she saw a big "
@@ -31,7 +33,7 @@ struct fixture {
     std::vector<token_id> ids;  // BOS + the story
 };
 
-fixture load() {
+fixture load_story() {
     auto m = load_model(test::data_path(stories_gguf));
     tokenizer tok = load_tokenizer(*m->gguf());
     auto ids = tok.encode(story, true);
@@ -63,7 +65,7 @@ void expect_sum_of(const score_result& got, const std::vector<score_result>& par
 
 TEST(score_windows, a_text_that_fits_is_scored_as_score_does) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto f = load();
+    const auto f = load_story();
     ASSERT_GT(f.ids.size(), 80u);
     decoder<float> dec(f.m, 1);
     const std::span<const token_id> all(f.ids);
@@ -82,7 +84,7 @@ TEST(score_windows, a_text_that_fits_is_scored_as_score_does) {
 
 TEST(score_windows, a_long_text_is_the_sum_of_its_windows) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto f = load();
+    const auto f = load_story();
     decoder<float> dec(f.m, 1);
     const std::span<const token_id> all(f.ids);
     const auto n = static_cast<std::int64_t>(f.ids.size());
@@ -118,7 +120,7 @@ TEST(score_windows, a_long_text_is_the_sum_of_its_windows) {
 
 TEST(score_windows, rejects_windows_the_cache_cannot_hold) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto f = load();
+    const auto f = load_story();
     decoder<float> dec(f.m, 1);
     const std::span<const token_id> all(f.ids);
     kv_cache<float> cache(f.m->config(), 32);

@@ -13,6 +13,8 @@
 #include "generation_test_util.hpp"
 #include <test_data.hpp>
 
+#include "stories_model.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -23,21 +25,10 @@
 namespace nexttok {
 namespace {
 
-const char* const stories_gguf = "models/stories260K/stories260K.gguf";
 constexpr std::int64_t capacity = 256;
 
-struct stories {
-    std::shared_ptr<const model> m;
-    tokenizer tok;
-};
-
-const stories& load() {
-    static const stories s = [] {
-        auto m = load_model(test::data_path(stories_gguf));
-        return stories{m, load_tokenizer(*m->gguf())};
-    }();
-    return s;
-}
+using test::stories_gguf;
+using stories = test::stories_model;
 
 // A token_event with its views copied out.
 struct event_record {
@@ -168,7 +159,7 @@ std::string stop_string_of(const std::string& text) { return text.substr(text.si
 
 TEST(SequenceGenerator, DrivenByHandIsGenerateGreedy) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto& s = load();
+    const auto& s = test::shared_stories();
     const auto prompt = s.tok.encode("Once upon a time", true);
     const auto want = run_generate(s, prompt, greedy_options());
     ASSERT_EQ(want.result.reason, finish_reason::max_new_tokens);
@@ -181,7 +172,7 @@ TEST(SequenceGenerator, DrivenByHandIsGenerateGreedy) {
 
 TEST(SequenceGenerator, DrivenByHandIsGenerateSampledWithStopString) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto& s = load();
+    const auto& s = test::shared_stories();
     const auto prompt = s.tok.encode("Once upon a time", true);
     const auto free_run = run_generate(s, prompt, sampled_options({}));
     ASSERT_GT(free_run.result.text.size(), 60u);
@@ -217,7 +208,7 @@ struct lane {
 
 TEST(SequenceGenerator, TwoInterleavedSequencesEachGiveTheirResultAlone) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto& s = load();
+    const auto& s = test::shared_stories();
     const auto prompt_a = s.tok.encode("Once upon a time", true);
     const auto prompt_b = s.tok.encode("Lily and Ben went to the park", true);
     const auto free_b = run_generate(s, prompt_b, sampled_options({}));
@@ -254,7 +245,7 @@ TEST(SequenceGenerator, TwoInterleavedSequencesEachGiveTheirResultAlone) {
 
 TEST(SequenceGenerator, StopWithCancelledOnStoriesKeepsTheTokensSoFar) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto& s = load();
+    const auto& s = test::shared_stories();
     const auto prompt = s.tok.encode("Once upon a time", true);
     generation_options ten = greedy_options();
     ten.max_new_tokens = 10;

@@ -13,6 +13,8 @@
 #include "generation_test_util.hpp"
 #include <test_data.hpp>
 
+#include "stories_model.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,31 +26,14 @@
 namespace nexttok {
 namespace {
 
-const char* const stories_gguf = "models/stories260K/stories260K.gguf";
 
-struct stories {
-    std::shared_ptr<const model> m;
-    tokenizer tok;
-};
-
-const stories& load() {
-    static const stories s = [] {
-        auto m = load_model(test::data_path(stories_gguf));
-        return stories{m, load_tokenizer(*m->gguf())};
-    }();
-    return s;
-}
-
-generation_options greedy_options(std::int64_t n) {
-    generation_options o;
-    o.sampling.temperature = 0.0f;
-    o.max_new_tokens = n;
-    return o;
-}
+using test::stories_gguf;
+using stories = test::stories_model;
+using test::greedy_options;
 
 TEST(StoriesScore, LogProbabilityOfTheGreedyContinuationIsTheSumOfGeneratesLogprobs) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto& s = load();
+    const auto& s = test::shared_stories();
     decoder<float> dec(s.m);
     kv_cache<float> cache(s.m->config(), 256);
     const auto prompt = s.tok.encode("Once upon a time", true);
@@ -96,7 +81,7 @@ int repeated_4grams(const std::vector<token_id>& t) {
 
 TEST(StoriesRepetitionPenalty, PenaltyOnePointThreeReducesRepeated4Grams) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto& s = load();
+    const auto& s = test::shared_stories();
     decoder<float> dec(s.m);
     kv_cache<float> cache(s.m->config(), 512);
     const auto prompt = s.tok.encode("Once upon a time", true);
@@ -122,7 +107,7 @@ TEST(StoriesRepetitionPenalty, PenaltyOnePointThreeReducesRepeated4Grams) {
 
 TEST(StoriesGenerateN, FourSamplesShareOnePrefill) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto& s = load();
+    const auto& s = test::shared_stories();
     decoder<float> inner(s.m);
     const auto prompt = s.tok.encode("Once upon a time there was a little girl", true);
     const auto n_prompt = static_cast<std::int64_t>(prompt.size());
@@ -167,7 +152,7 @@ TEST(StoriesGenerateN, FourSamplesShareOnePrefill) {
 // sample copies only the partly filled last one), and the samples equal those on a kv_cache.
 TEST(StoriesGenerateN, OnAPagedPoolSamplesShareThePromptsBlocks) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto& s = load();
+    const auto& s = test::shared_stories();
     const auto prompt = s.tok.encode("Once upon a time there was a little girl named Lily. She loved to play outside", true);
     const auto n_prompt = static_cast<std::int64_t>(prompt.size());
     generation_options o;
@@ -200,7 +185,7 @@ TEST(StoriesGenerateN, OnAPagedPoolSamplesShareThePromptsBlocks) {
 
 TEST(StoriesLogprobs, TopAlternativesAreTheMostLikelyTokensWithTheirLogProbabilities) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto& s = load();
+    const auto& s = test::shared_stories();
     decoder<float> dec(s.m);
     kv_cache<float> cache(s.m->config(), 128);
     const auto prompt = s.tok.encode("Once upon a time", true);
@@ -241,7 +226,7 @@ TEST(StoriesLogprobs, TopAlternativesAreTheMostLikelyTokensWithTheirLogProbabili
 
 TEST(StoriesOptions, OptionsBuildTheSamePoliciesAsTheHandMadeOnes) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto& s = load();
+    const auto& s = test::shared_stories();
     decoder<float> dec(s.m);
     kv_cache<float> cache(s.m->config(), 256);
     const auto prompt = s.tok.encode("Once upon a time", true);

@@ -23,7 +23,7 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string nested_arrays(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+std::string nested_json_arrays(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
 
 // A config.json for a small Llama, with `rope_scaling` spliced in as raw text (about 2 MB for a
 // million levels).
@@ -69,7 +69,7 @@ protected:
 };
 
 TEST_F(JsonReaders, config_json_with_rope_scaling_nested_a_million_levels) {
-    const auto path = write("config.json", llama_config(nested_arrays(1'000'000)));
+    const auto path = write("config.json", llama_config(nested_json_arrays(1'000'000)));
     EXPECT_GT(std::filesystem::file_size(path), 2'000'000u);
     expect_short_error([&] { (void)load_hf_model(dir_.path()); }, {"config.json", "deeper than 64 levels"});
     // Objects too: {"type": {"type": ...}}.
@@ -95,7 +95,7 @@ TEST_F(JsonReaders, config_json_quotes_long_values_short) {
 
 TEST_F(JsonReaders, safetensors_index_nested_a_million_levels) {
     write("config.json", llama_config("null"));
-    write("model.safetensors.index.json", "{\"weight_map\": " + nested_arrays(1'000'000) + "}");
+    write("model.safetensors.index.json", "{\"weight_map\": " + nested_json_arrays(1'000'000) + "}");
     expect_short_error([&] { (void)load_hf_model(dir_.path()); }, {"model.safetensors.index.json", "deeper than 64 levels"});
     write("model.safetensors.index.json", "{\"weight_map\": {\"" + std::string(100'000, 't') + "\": 1}}");
     expect_short_error([&] { (void)load_hf_model(dir_.path()); }, {"model.safetensors.index.json: weight_map['tttt"});
@@ -104,14 +104,14 @@ TEST_F(JsonReaders, safetensors_index_nested_a_million_levels) {
 TEST_F(JsonReaders, tokenizer_json_nested_a_million_levels) {
     const auto small = write("tokenizer.json", small_tokenizer_json());
     EXPECT_EQ(load_hf_tokenizer(small).encode("ab", false).size(), 1u);  // the file is good without the nesting
-    const auto path = write("tokenizer.json", small_tokenizer_json(nested_arrays(1'000'000)));
+    const auto path = write("tokenizer.json", small_tokenizer_json(nested_json_arrays(1'000'000)));
     expect_short_error([&] { (void)load_hf_tokenizer(path); }, {"tokenizer.json", "deeper than 64 levels"});
     EXPECT_THROW((void)load_tokenizer_file(path), format_error);
 }
 
 TEST_F(JsonReaders, tokenizer_json_quotes_a_bad_merge_short) {
     // 60 levels are allowed, and the merge is quoted, not dumped whole.
-    const auto deep = write("tokenizer.json", small_tokenizer_json("[" + nested_arrays(60) + "]"));
+    const auto deep = write("tokenizer.json", small_tokenizer_json("[" + nested_json_arrays(60) + "]"));
     expect_short_error([&] { (void)load_hf_tokenizer(deep); }, {"tokenizer.json: 'model.merges[0]'", "[[[[[[[[[...]]]]]]]]]"});
     std::string ones = "1";
     for (int i = 0; i < 100'000; ++i) ones += ",1";
@@ -124,23 +124,23 @@ TEST_F(JsonReaders, tokenizer_json_quotes_a_bad_merge_short) {
 
 TEST_F(JsonReaders, tokenizer_config_json_nested_a_million_levels) {
     const auto tokenizer_json = write("tokenizer.json", small_tokenizer_json());
-    const auto config = write("tokenizer_config.json", "{\"eos_token\": " + nested_arrays(1'000'000) + "}");
+    const auto config = write("tokenizer_config.json", "{\"eos_token\": " + nested_json_arrays(1'000'000) + "}");
     // Read beside tokenizer.json for the special tokens...
     expect_short_error([&] { (void)load_hf_tokenizer(tokenizer_json); }, {"tokenizer_config.json", "deeper than 64 levels"});
     // ...and for the chat template.
     expect_short_error([&] { (void)load_chat_template_from_tokenizer_config(config); }, {"tokenizer_config.json", "deeper than 64 levels"});
-    write("tokenizer_config.json", "{\"chat_template\": " + nested_arrays(1'000'000) + "}");
+    write("tokenizer_config.json", "{\"chat_template\": " + nested_json_arrays(1'000'000) + "}");
     expect_short_error([&] { (void)load_chat_template_from_tokenizer_config(config); }, {"tokenizer_config.json", "deeper than 64 levels"});
     // A long token name is quoted short.
     write("tokenizer_config.json", "{\"eos_token\": \"" + std::string(100'000, 'e') + "\"}");
     expect_short_error([&] { (void)load_hf_tokenizer(tokenizer_json); }, {"tokenizer.json: 'eos_token': expected a token of the vocabulary, found 'eeee"});
     // A template that nests 64 levels is still read (the limit is a depth, not a size).
-    write("tokenizer_config.json", "{\"x\": " + nested_arrays(63) + ", \"chat_template\": \"{{ 1 }}\"}");
+    write("tokenizer_config.json", "{\"x\": " + nested_json_arrays(63) + ", \"chat_template\": \"{{ 1 }}\"}");
     EXPECT_TRUE(load_chat_template_from_tokenizer_config(config).has_value());
 }
 
 TEST_F(JsonReaders, gpt2_encoder_json_nested_a_million_levels) {
-    const auto encoder = write("encoder.json", "{\"a\": " + nested_arrays(1'000'000) + "}");
+    const auto encoder = write("encoder.json", "{\"a\": " + nested_json_arrays(1'000'000) + "}");
     const auto merges = write("vocab.bpe", "#version: 0.2\n");
     expect_short_error([&] { (void)load_gpt2_tokenizer(encoder, merges); }, {"encoder.json", "deeper than 64 levels"});
     write("encoder.json", "{\"" + std::string(100'000, 'k') + "\": -1}");

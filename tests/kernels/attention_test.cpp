@@ -142,7 +142,8 @@ TEST(dot_rows, over_q8_0_rows_equals_the_dequantized_rows) {
     const std::int64_t count = 37, queries = 3, ldo = 40;
     const q8_0_rows_fixture rows(count, 5, 8);
     const std::vector<float> q = random_rows<float>(queries, 160, 9);  // query k at k * 163
-    for (const auto& [offset, n] : q8_0_views) {
+    for (const auto& view : q8_0_views) {
+        const std::int64_t offset = view.first, n = view.second;  // named: lambdas capture them
         std::vector<float> got(static_cast<std::size_t>(queries * ldo)), want(got.size());
         dot_rows([&](std::int64_t t) { return rows.quantized(t, offset); }, count, q.data(), queries, 163, n, 0.125f, got.data(), ldo);
         dot_rows([&](std::int64_t t) { return rows.dequantized(t, offset); }, count, q.data(), queries, 163, n, 0.125f, want.data(), ldo);
@@ -172,7 +173,8 @@ TEST(weighted_rows, over_q8_0_rows_equals_the_dequantized_rows) {
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
     std::vector<float> p(static_cast<std::size_t>(heads * ldp));
     for (auto& v : p) v = unit(rng);
-    for (const auto& [offset, n] : q8_0_views) {
+    for (const auto& view : q8_0_views) {
+        const std::int64_t offset = view.first, n = view.second;  // named: lambdas capture them
         std::vector<float> got(static_cast<std::size_t>(heads * ldo)), want(got.size());
         weighted_rows(p.data(), ldp, heads, [&](std::int64_t t) { return rows.quantized(t, offset); }, count, n, got.data(), ldo);
         weighted_rows(p.data(), ldp, heads, [&](std::int64_t t) { return rows.dequantized(t, offset); }, count, n, want.data(), ldo);

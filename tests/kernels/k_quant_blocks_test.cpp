@@ -21,11 +21,7 @@ namespace {
 
 constexpr int levels[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};  // kvalues_iq4nl
 
-void expect_exact(const float* got, const std::vector<double>& want) {
-    for (std::size_t e = 0; e < want.size(); ++e)
-        ASSERT_EQ(std::bit_cast<std::uint32_t>(got[e]), std::bit_cast<std::uint32_t>(static_cast<float>(want[e])))
-            << "element " << e << ": got " << got[e] << ", expected " << want[e];
-}
+using test::expect_exact;
 
 double half_of(packed_half h) { return test::half_value(test::bits_of(h)); }
 

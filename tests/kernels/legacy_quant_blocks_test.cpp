@@ -22,11 +22,7 @@
 namespace nexttok {
 namespace {
 
-void expect_exact(const float* got, const std::vector<double>& want) {
-    for (std::size_t e = 0; e < want.size(); ++e)
-        ASSERT_EQ(std::bit_cast<std::uint32_t>(got[e]), std::bit_cast<std::uint32_t>(static_cast<float>(want[e])))
-            << "element " << e << ": got " << got[e] << ", expected " << want[e];
-}
+using test::expect_exact;
 
 // ggml's kvalues_iq4nl, written out again.
 constexpr int iq4_nl_levels[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
@@ -53,7 +49,7 @@ std::vector<double> oracle(const Block& b) {
 }
 
 template <class Block>
-Block random_block(test::block_source& src) {
+Block random_legacy_block(test::block_source& src) {
     Block b;
     src.fill_bytes(b);
     b.d = test::half_bits(src.half());
@@ -145,7 +141,7 @@ template <class Block>
 void check_random_blocks(std::uint64_t seed) {
     test::block_source src(seed);
     std::vector<Block> row;
-    for (int i = 0; i < 200; ++i) row.push_back(random_block<Block>(src));
+    for (int i = 0; i < 200; ++i) row.push_back(random_legacy_block<Block>(src));
     std::vector<float> y(32 * row.size());
     dequantize_row(row.data(), y.data(), static_cast<std::int64_t>(y.size()));
     for (std::size_t i = 0; i < row.size(); ++i) {

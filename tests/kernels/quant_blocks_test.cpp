@@ -17,11 +17,7 @@ namespace nexttok {
 namespace {
 
 // Each float equals the oracle's exact value rounded once to float, bit for bit.
-void expect_exact(const float* got, const std::vector<double>& want) {
-    for (std::size_t e = 0; e < want.size(); ++e)
-        ASSERT_EQ(std::bit_cast<std::uint32_t>(got[e]), std::bit_cast<std::uint32_t>(static_cast<float>(want[e])))
-            << "element " << e << ": got " << got[e] << ", expected " << want[e];
-}
+using test::expect_exact;
 
 // The hand-packed scale bytes used below, and their 6-bit scales and mins worked out by hand.
 constexpr std::uint8_t hand_scales[12] = {0xC1, 0x7F, 0x11, 0x60, 0x80, 0x3F, 0x09, 0xE8, 0x5A, 0x3C, 0xF0, 0x0F};

@@ -6,7 +6,10 @@
 #include <nexttok/kernels/quant_act.hpp>
 #include <nexttok/kernels/quant_blocks.hpp>
 
+#include <gtest/gtest.h>
+
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -174,5 +177,12 @@ public:
 private:
     std::mt19937_64 rng_;
 };
+
+// Each of got[0..want.size()) is the float nearest want[e], bit for bit.
+inline void expect_exact(const float* got, const std::vector<double>& want) {
+    for (std::size_t e = 0; e < want.size(); ++e)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(got[e]), std::bit_cast<std::uint32_t>(static_cast<float>(want[e])))
+            << "element " << e << ": got " << got[e] << ", expected " << want[e];
+}
 
 }  // namespace nexttok::test

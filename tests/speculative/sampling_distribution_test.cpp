@@ -83,7 +83,7 @@ std::vector<double> exact_joint(const std::shared_ptr<const model>& m, const std
     return joint;
 }
 
-struct fit {
+struct pooled_fit {
     double stat = 0.0;
     int df = 0;
     double bound = 0.0;
@@ -92,8 +92,8 @@ struct fit {
 
 // Chi-square with pooling: cells of expected count < 5 form one cell. Bound: the 1 - 1e-4 quantile
 // of chi-square(df), Wilson-Hilferty with z = 3.719.
-fit chi_square(const std::vector<long>& counts, const std::vector<double>& p, long n) {
-    fit f;
+pooled_fit pooled_chi_square(const std::vector<long>& counts, const std::vector<double>& p, long n) {
+    pooled_fit f;
     double pooled_e = 0.0, pooled_o = 0.0;
     int cells = 0;
     for (std::size_t i = 0; i < p.size(); ++i) {
@@ -162,13 +162,13 @@ protected:
         EXPECT_GE(total.acceptance_rate(), min_acceptance);
         EXPECT_GT(total.n_drafted - total.n_accepted, n_draws / 20) << "the residual draw is hardly tested";
 
-        const fit f = chi_square(counts, exact_joint(s_->m, prompt, pr), n_draws);
+        const pooled_fit f = pooled_chi_square(counts, exact_joint(s_->m, prompt, pr), n_draws);
         EXPECT_EQ(f.impossible, 0);
         EXPECT_GE(f.df, 8) << "too few cells for a meaningful test";
         EXPECT_LT(f.stat, f.bound) << "df " << f.df << ", acceptance " << total.acceptance_rate();
         processing wrong = pr;
         wrong.temperature = 0.8;
-        const fit w = chi_square(counts, exact_joint(s_->m, prompt, wrong), n_draws);
+        const pooled_fit w = pooled_chi_square(counts, exact_joint(s_->m, prompt, wrong), n_draws);
         EXPECT_GT(w.stat, w.bound) << "the test cannot tell temperature 0.8 from 1: df " << w.df;
         std::printf("[ chi-square ] top_k %d top_p %.2f greedy_draft %d: %ld draws, df %d, stat %.1f < bound %.1f "
                     "(temperature 0.8: %.1f), acceptance %.3f\n",

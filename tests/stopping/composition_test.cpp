@@ -6,6 +6,8 @@
 #include <nexttok/stopping/max_new_tokens.hpp>
 #include <nexttok/stopping/stop_tokens.hpp>
 
+#include "stopping_test_util.hpp"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -32,9 +34,7 @@ static_assert(stopping_criterion<any_of<eos_criterion, max_new_tokens>>);
 static_assert(stopping_criterion<any_criterion>);
 static_assert(stopping_criterion<any_of_criteria>);
 
-generation_state state_of(const std::vector<token_id>& tokens, std::size_t n_prompt) {
-    return generation_state{tokens, n_prompt, {}};
-}
+using test::state_of;
 
 TEST(StoppingAnyOf, ReturnsTheFirstNonNoneReasonInOrder) {
     any_of stop(eos_criterion{2}, max_new_tokens(2), stop_tokens{9});

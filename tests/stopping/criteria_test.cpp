@@ -4,6 +4,8 @@
 #include <nexttok/stopping/max_new_tokens.hpp>
 #include <nexttok/stopping/stop_tokens.hpp>
 
+#include "stopping_test_util.hpp"
+
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -15,9 +17,7 @@ static_assert(stopping_criterion<eos_criterion>);
 static_assert(stopping_criterion<max_new_tokens>);
 static_assert(stopping_criterion<stop_tokens>);
 
-generation_state state_of(const std::vector<token_id>& tokens, std::size_t n_prompt) {
-    return generation_state{tokens, n_prompt, {}};
-}
+using test::state_of;
 
 TEST(StoppingGenerationState, CountsGeneratedTokens) {
     const std::vector<token_id> tokens{1, 15, 27, 99, 4};

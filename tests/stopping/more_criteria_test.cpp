@@ -2,6 +2,8 @@
 // stop_when, all_of / all_of_criteria, and the forwarding of the text interface through composites.
 #include <nexttok/stopping.hpp>
 
+#include "stopping_test_util.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -13,9 +15,7 @@
 namespace nexttok {
 namespace {
 
-generation_state state_of(const std::vector<token_id>& tokens, std::size_t n_prompt, std::string_view text = {}) {
-    return generation_state{tokens, n_prompt, text};
-}
+using test::state_of;
 
 static_assert(stopping_criterion<max_length> && stopping_criterion<stop_token_sequences> &&
               stopping_criterion<deadline> && stopping_criterion<cancellation> && stopping_criterion<stop_when> &&
