@@ -80,6 +80,21 @@ TEST_F(JsonReaders, config_json_with_rope_scaling_nested_a_million_levels) {
     expect_short_error([&] { (void)load_hf_model(dir_.path()); }, {"config.json", "deeper than 64 levels"});
 }
 
+// A syntax error names the file, the line and column (from 1) and the byte offset: here the '}' on
+// line 3, column 8, 19 bytes into the file.
+TEST_F(JsonReaders, syntax_errors_name_the_line_and_column) {
+    const std::string broken = "{\n  \"a\": 1,\n  \"b\": }\n}";
+    const std::string at = ": not valid JSON at line 3, column 8 (byte offset 0x13): syntax error while parsing value";
+    write("config.json", broken);
+    expect_short_error([&] { (void)load_hf_model(dir_.path()); }, {"config.json" + at});
+    const auto tokenizer_json = write("tokenizer.json", broken);
+    expect_short_error([&] { (void)load_hf_tokenizer(tokenizer_json); }, {"tokenizer.json" + at});
+    write("tokenizer.json", small_tokenizer_json());
+    const auto config = write("tokenizer_config.json", broken);
+    expect_short_error([&] { (void)load_hf_tokenizer(tokenizer_json); }, {"tokenizer_config.json" + at});
+    expect_short_error([&] { (void)load_chat_template_from_tokenizer_config(config); }, {"tokenizer_config.json" + at});
+}
+
 TEST_F(JsonReaders, config_json_quotes_long_values_short) {
     const std::string big(100'000, 'y');
     write("config.json", llama_config(R"({"type": ")" + big + R"(", "factor": 2.0})"));
@@ -133,7 +148,7 @@ TEST_F(JsonReaders, tokenizer_config_json_nested_a_million_levels) {
     expect_short_error([&] { (void)load_chat_template_from_tokenizer_config(config); }, {"tokenizer_config.json", "deeper than 64 levels"});
     // A long token name is quoted short.
     write("tokenizer_config.json", "{\"eos_token\": \"" + std::string(100'000, 'e') + "\"}");
-    expect_short_error([&] { (void)load_hf_tokenizer(tokenizer_json); }, {"tokenizer.json: 'eos_token': expected a token of the vocabulary, found 'eeee"});
+    expect_short_error([&] { (void)load_hf_tokenizer(tokenizer_json); }, {"tokenizer_config.json: 'eos_token': expected a token of the vocabulary, found 'eeee"});
     // A template that nests 64 levels is still read (the limit is a depth, not a size).
     write("tokenizer_config.json", "{\"x\": " + nested_json_arrays(63) + ", \"chat_template\": \"{{ 1 }}\"}");
     EXPECT_TRUE(load_chat_template_from_tokenizer_config(config).has_value());

@@ -150,6 +150,16 @@ TEST(OpenAIRequest, MalformedBodies) {
     }
 }
 
+// A syntax error names the line and column of the body.
+TEST(OpenAIRequest, SyntaxErrorsNameTheLineAndColumn) {
+    try {
+        completion("{\"prompt\": \"x\",\n \"max_tokens\": 12,,\n}");
+        ADD_FAILURE() << "no error";
+    } catch (const request_error& e) {
+        EXPECT_NE(std::string(e.what()).find("the body: not valid JSON at line 2, column 19 (byte offset 0x22)"), std::string::npos) << e.what();
+    }
+}
+
 // A deeply nested body is refused while it is parsed, with a short message (not the value).
 TEST(OpenAIRequest, DeepNestingIsRefused) {
     const std::string deep = "{\"prompt\": \"x\", \"extra\": " + std::string(100000, '[') + std::string(100000, ']') + "}";

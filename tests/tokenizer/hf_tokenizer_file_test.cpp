@@ -242,6 +242,27 @@ TEST_F(HfTokenizerFile, MalformedFilesAreFormatErrors) {
     EXPECT_THROW((void)load_hf_tokenizer(dir_.path() / "absent.json"), io_error);
 }
 
+// A special token that is not in the vocabulary is refused, naming the file and the field it came from.
+TEST_F(HfTokenizerFile, SpecialTokensOutsideTheVocabularyNameTheirSource) {
+    const json processor = {{"type", "TemplateProcessing"},
+                            {"single", json::array({{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}},
+                                                    {{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
+                                                    {{"SpecialToken", {{"id", "</s>"}, {"type_id", 0}}}}})}};
+    expect_error_of("processor.json", small([&](json& j) { j["post_processor"] = processor; }).dump(),
+                    {"processor.json: 'post_processor.single[0].SpecialToken.id': expected a token of the vocabulary, found '<s>'"});
+    expect_error_of("unk.json", small([](json& j) { j["model"]["unk_token"] = "<unk>"; }).dump(),
+                    {"unk.json: 'model.unk_token': expected a token of the vocabulary, found '<unk>'"});
+    // tokenizer_config.json overrides the post-processor's tokens, and its own are checked as well.
+    write_json(dir_.path() / "tokenizer_config.json", {{"bos_token", "<|end|>"}, {"eos_token", {{"content", "<|im_end|>"}}}});
+    expect_error_of("configured.json", small([&](json& j) { j["post_processor"] = processor; }).dump(),
+                    {"tokenizer_config.json: 'eos_token.content': expected a token of the vocabulary, found '<|im_end|>'"});
+    write_json(dir_.path() / "tokenizer_config.json", {{"bos_token", "<|end|>"}, {"eos_token", "<|end|>"}});
+    const tokenizer tok = load_hf_tokenizer(dir_.path() / "configured.json");
+    EXPECT_EQ(tok.bos(), 257);
+    EXPECT_EQ(tok.eos(), 257);
+    std::filesystem::remove(dir_.path() / "tokenizer_config.json");
+}
+
 TEST_F(HfTokenizerFile, WhatIsNotByteLevelBpeIsUnsupported) {
     expect_error_of("unigram.json", small([](json& j) { j["model"]["type"] = "Unigram"; }).dump(), {"'Unigram'"}, true);
     expect_error_of("fallback.json", small([](json& j) { j["model"]["byte_fallback"] = true; }).dump(), {"byte_fallback"}, true);

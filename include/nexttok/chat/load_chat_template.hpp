@@ -34,13 +34,8 @@ inline std::optional<chat_template> load_chat_template_from_tokenizer_config(con
                                                                              std::string_view name = {}) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw io_error(path.string() + ": cannot open the tokenizer configuration");
-    nlohmann::json config;
-    try {
-        const std::string text(std::istreambuf_iterator<char>(in), {});
-        config = parse_json_bounded(text, path.string());
-    } catch (const nlohmann::json::exception& e) {
-        throw format_error(path.string() + ": not valid JSON: " + quote_text(e.what(), 2 * max_quote_bytes));
-    }
+    const std::string text(std::istreambuf_iterator<char>(in), {});
+    const nlohmann::json config = parse_json_text(text, path.string());
     if (!config.is_object() || !config.contains("chat_template") || config["chat_template"].is_null()) return std::nullopt;
     const nlohmann::json& t = config["chat_template"];
     const std::string wanted = name.empty() ? "default" : std::string(name);

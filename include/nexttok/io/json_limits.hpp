@@ -107,6 +107,32 @@ void quote_json_into(std::string& out, const Json& v, std::size_t limit, int dep
 
 }  // namespace detail
 
+// parse_json_bounded for a file's text, every error a format_error: a syntax error names `where`, the
+// line and column (from 1) and the byte offset, then nlohmann's reason, quoted short ("config.json:
+// not valid JSON at line 3, column 14 (byte offset 0x2a): syntax error while parsing object - ...");
+// a number too large for a double is "<where>: not valid JSON: ...number overflow...".
+template <class Json = nlohmann::json>
+Json parse_json_text(std::string_view text, std::string_view where, int max_depth = max_json_depth) {
+    try {
+        return parse_json_bounded<Json>(text, where, max_depth);
+    } catch (const nlohmann::json::parse_error& e) {
+        // e.byte counts from 1 and points at the character that could not be read.
+        const std::size_t offset = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+        const std::string_view before = text.substr(0, offset);
+        const std::size_t line = 1 + static_cast<std::size_t>(std::ranges::count(before, '\n'));
+        const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+        // what() is "[json.exception.parse_error.101] parse error at line L, column C: <reason>".
+        std::string_view reason = e.what();
+        if (const auto at = reason.find("column "); at != std::string_view::npos)
+            if (const auto colon = reason.find(": ", at); colon != std::string_view::npos) reason.remove_prefix(colon + 2);
+        throw format_error(std::string(where) + ": not valid JSON at line " + std::to_string(line) + ", column " +
+                           std::to_string(offset - line_start + 1) + " (byte offset " + detail::hex_offset(offset) + "): " +
+                           quote_text(reason, 2 * max_quote_bytes));
+    } catch (const nlohmann::json::exception& e) {
+        throw format_error(std::string(where) + ": not valid JSON: " + quote_text(e.what(), 2 * max_quote_bytes));
+    }
+}
+
 // v written as JSON, at most `max_bytes` of it (then "..."). Cost: O(max_bytes), whatever the size
 // or depth of v; safe on values that were not parsed with a depth bound.
 template <class Json>

@@ -79,12 +79,7 @@ private:
             r.fail_at(0, "header length", std::to_string(n) + " bytes do not fit in the " + std::to_string(r.remaining()) + " bytes after it");
         const std::string_view text = r.read_string_view(n, "header");
         data_offset_ = 8 + n;
-        nlohmann::json header;
-        try {
-            header = parse_json_bounded(text, name() + ": header at offset 0x8");
-        } catch (const nlohmann::json::exception& e) {
-            r.fail_at(8, "header", "not valid JSON: " + quote_text(e.what(), 2 * max_quote_bytes));
-        }
+        const nlohmann::json header = parse_json_text(text, name() + ": header (JSON from offset 0x8)");
         if (!header.is_object()) r.fail_at(8, "header", "expected a JSON object, found " + std::string(header.type_name()));
         const std::uint64_t data_size = file_.size() - data_offset_;
         for (const auto& [key, value] : header.items()) {

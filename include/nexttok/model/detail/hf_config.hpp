@@ -25,12 +25,7 @@ inline nlohmann::json read_json_object(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw io_error(path.string() + ": cannot open");
     const std::string text((std::istreambuf_iterator<char>(in)), {});
-    nlohmann::json j;
-    try {
-        j = parse_json_bounded(text, path.filename().string());
-    } catch (const nlohmann::json::exception& e) {
-        throw format_error(path.filename().string() + ": not valid JSON: " + quote_text(e.what(), 2 * max_quote_bytes));
-    }
+    const nlohmann::json j = parse_json_text(text, path.filename().string());
     if (!j.is_object()) throw format_error(path.filename().string() + ": expected a JSON object, found " + std::string(j.type_name()));
     return j;
 }

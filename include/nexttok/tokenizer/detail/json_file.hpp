@@ -21,15 +21,7 @@ namespace nexttok::detail {
 inline nlohmann::json read_json_file(const std::filesystem::path& path) {
     const mapped_file file(path);  // io_error when it cannot be opened
     const auto* begin = reinterpret_cast<const char*>(file.data());
-    try {
-        return parse_json_bounded(std::string_view(begin, file.size()), file.name());
-    } catch (const nlohmann::json::parse_error& e) {
-        // e.byte counts from 1 and points at the character that could not be read.
-        const std::uint64_t offset = e.byte > 0 ? e.byte - 1 : 0;
-        throw format_error(file.name() + ": JSON at offset " + hex_offset(offset) + ": " + quote_text(e.what(), 2 * max_quote_bytes));
-    } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range 406: a number too large for a double
-        throw format_error(file.name() + ": not valid JSON: " + quote_text(e.what(), 2 * max_quote_bytes));
-    }
+    return parse_json_text(std::string_view(begin, file.size()), file.name());
 }
 
 // Field access that names the file and the field in its errors.
