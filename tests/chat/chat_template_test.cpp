@@ -4,7 +4,9 @@
 // marked "error" must raise, with the template's own message in ours.
 #include <nexttok/chat.hpp>
 #include <nexttok/io/gguf.hpp>
+#include <nexttok/io/gguf_writer.hpp>
 
+#include "file_patch.hpp"
 #include "test_data.hpp"
 
 #include <gtest/gtest.h>
@@ -99,6 +101,41 @@ TEST(load_chat_template, reads_tokenizer_config_json) {
     EXPECT_FALSE(load_chat_template_from_tokenizer_config(none).has_value());
     EXPECT_FALSE(load_chat_template_from_tokenizer_config(named, "missing").has_value());
     std::filesystem::remove_all(dir);
+}
+
+// A configuration whose template is not where or what it should be: a format_error naming the file
+// and the field; a template that does not parse: a chat_template_error naming it, the line and column.
+TEST(load_chat_template, errors_name_the_file_and_the_field) {
+    test::temp_dir dir;
+    const auto error_of = [&](const std::string& text) -> std::string {
+        const auto path = dir.path() / "tokenizer_config.json";
+        std::ofstream(path) << text;
+        try {
+            (void)load_chat_template_from_tokenizer_config(path);
+        } catch (const error& e) {
+            return e.what();
+        }
+        return "no error";
+    };
+    const std::string file = (dir.path() / "tokenizer_config.json").string();
+    EXPECT_EQ(error_of(R"({"chat_template": 7})"), file + ": field 'chat_template': expected a string or a list of {name, template}");
+    for (const char* list : {R"([{"name": "default"}])", R"([{"name": 1, "template": "x"}])", R"(["x"])"})
+        EXPECT_EQ(error_of(std::string(R"({"chat_template": )") + list + "}"),
+                  file + ": field 'chat_template': each entry must be {\"name\": string, \"template\": string}")
+            << list;
+    EXPECT_EQ(error_of(R"({"chat_template": "hi {{ name"})").rfind("chat template 'tokenizer_config.json chat_template': line 1, column ", 0), 0u);
+    EXPECT_THROW((void)load_chat_template_from_tokenizer_config(dir.path() / "absent.json"), io_error);
+    // In a GGUF file: the key must hold a string.
+    gguf_writer w;
+    w.add_u32("tokenizer.chat_template", 3);
+    w.write(dir.path() / "template.gguf");
+    try {
+        (void)load_chat_template(gguf_file(dir.path() / "template.gguf"));
+        ADD_FAILURE() << "a u32 template was read";
+    } catch (const format_error& e) {
+        EXPECT_NE(std::string(e.what()).find("template.gguf: metadata key 'tokenizer.chat_template' at offset 0x"), std::string::npos)
+            << e.what();
+    }
 }
 
 // A GGUF without tokenizer.chat_template has none.

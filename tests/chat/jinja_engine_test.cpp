@@ -283,11 +283,23 @@ TEST(chat_template, parse_once_render_many_with_variables) {
     EXPECT_EQ(copy.render(one, false, {{"bos_token", "B"}}), "B[user:hi]0");
 }
 
+// Each names the template, the line and column of the construct, and what was expected.
 TEST(chat_template, syntax_errors_surface_at_construction) {
-    EXPECT_THROW(chat_template("{% for x in %}{% endfor %}"), chat_template_error);
-    EXPECT_THROW(chat_template("{{ 'unclosed }}"), chat_template_error);
-    EXPECT_THROW(chat_template("{% endif %}"), chat_template_error);
-    EXPECT_THROW(chat_template("{% if a %}{% endfor %}"), chat_template_error);
+    const auto error_of = [](const std::string& source) -> std::string {
+        try {
+            chat_template t(source, "t");
+        } catch (const chat_template_error& e) {
+            return e.what();
+        }
+        return "no error";
+    };
+    EXPECT_EQ(error_of("{% for x in %}{% endfor %}").rfind("chat template 't': line 1, column 13: expected ", 0), 0u)
+        << error_of("{% for x in %}{% endfor %}");
+    EXPECT_EQ(error_of("{{ 'unclosed }}"), "chat template 't': line 1, column 4: unexpected end of template: the string is not closed");
+    EXPECT_EQ(error_of("{% endif %}"), "chat template 't': line 1, column 4: unknown or misplaced tag 'endif'");
+    EXPECT_EQ(error_of("{% if a %}\n  {% endfor %}"), "chat template 't': line 2, column 6: unknown or misplaced tag 'endfor'");
+    EXPECT_EQ(error_of("{% if a %}x"),
+              "chat template 't': line 1, column 12: unexpected end of template: looking for 'elif' or 'else' or 'endif' to close the 'if' block");
 }
 
 TEST(chat_template, errors_are_nexttok_errors) {

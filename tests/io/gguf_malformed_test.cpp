@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 namespace nexttok {
 namespace {
 
@@ -194,6 +196,139 @@ TEST_F(gguf_malformed, unsupported_tensor_type_names_itself) {
     const auto msg = load_error<unsupported_error>(b, "unsupported.gguf");
     EXPECT_NE(msg.find("unsupported.gguf: tensor 'token_embd.weight' at offset " + detail::hex_offset(offset) +
                        ": type q8_1 is not supported"), std::string::npos) << msg;
+}
+
+// Values and tensor entries patched in place: each error names the file, the key or tensor, its
+// offset and what was expected.
+TEST_F(gguf_malformed, tensor_entries_out_of_their_domain) {
+    const std::string name = "output_norm.weight";  // [64] f32
+    const std::size_t entry = tensor_entry(name);
+    const std::size_t n_dims = entry + 8 + name.size();
+    const std::size_t dim0 = n_dims + 4, type = dim0 + 8, offset = type + 4;
+    const std::string at = "tensor '" + name + "' at offset " + detail::hex_offset(entry) + ": ";
+    const auto with = [&](std::size_t where, auto value) {
+        auto b = original_;
+        test::put(b, where, value);
+        return load_error(b);
+    };
+    EXPECT_NE(with(n_dims, std::uint32_t{5}).find(at + "5 dimensions (expected 1 to 4)"), std::string::npos);
+    EXPECT_NE(with(n_dims, std::uint32_t{0}).find(at + "0 dimensions (expected 1 to 4)"), std::string::npos);
+    EXPECT_NE(with(dim0, std::uint64_t{0}).find(at + "absurd shape: dimension 0 is 0"), std::string::npos);
+    EXPECT_NE(with(dim0, std::uint64_t{1} << 41).find(at + "absurd shape: dimension 0 is 2199023255552"), std::string::npos);
+    // q8_0 holds blocks of 32 values: a row of 64 fits, one of 48 does not.
+    auto b = original_;
+    test::put<std::uint64_t>(b, dim0, 48);
+    test::put<std::uint32_t>(b, type, static_cast<std::uint32_t>(tensor_type::q8_0));
+    EXPECT_NE(load_error(b).find(at + "first dimension 48 is not a multiple of the q8_0 block size 32"), std::string::npos);
+    const std::uint64_t data = test::get<std::uint64_t>(original_, offset);
+    EXPECT_NE(with(offset, data + 4).find(at + "data offset " + detail::hex_offset(data + 4) + " is not a multiple of the alignment 32"),
+              std::string::npos);
+    // blk.0.attn_k.weight renamed blk.0.attn_q.weight: two entries of one name.
+    b = original_;
+    b[test::find(b, "blk.0.attn_k.weight") + 11] = 'q';
+    const std::string msg = load_error(b);
+    EXPECT_NE(msg.find("tensor 'blk.0.attn_q.weight' at offset 0x"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("duplicate tensor name"), std::string::npos) << msg;
+}
+
+// Hyper-parameters the loader refuses, naming the key: an unknown architecture, no heads, a width
+// that does not split into the heads.
+TEST_F(gguf_malformed, hyper_parameters_out_of_their_domain) {
+    auto b = original_;
+    const std::string arch_key = "general.architecture";
+    const std::size_t arch = test::find(b, arch_key) + arch_key.size() + 4 + 8;  // type, then the string's length
+    ASSERT_EQ(std::string(b.data() + arch, 5), "llama");
+    std::memcpy(b.data() + arch, "mamba", 5);
+    const auto msg = load_error<unsupported_error>(b);
+    EXPECT_NE(msg.find("general.architecture 'mamba' is not supported (expected one of"), std::string::npos) << msg;
+    const std::string heads_key = "llama.attention.head_count";
+    // The key followed by its type, u32 (4): not head_count_kv.
+    const std::size_t heads = test::find(original_, heads_key + std::string(1, '\x04')) + heads_key.size() + 4;
+    b = original_;
+    test::put<std::uint32_t>(b, heads, 0);
+    EXPECT_NE(load_error(b).find("metadata key '" + heads_key + "' must be positive"), std::string::npos);
+    b = original_;
+    test::put<std::uint32_t>(b, heads, 7);
+    EXPECT_NE(load_error(b).find("dim = 64 is not a multiple of n_heads = 7"), std::string::npos);
+}
+
+// Files built byte by byte, for layouts no writer makes: arrays nested too deep, a key twice, an
+// alignment that is not a power of two.
+class raw_gguf {
+public:
+    explicit raw_gguf(std::uint64_t n_kv) {
+        bytes_ = {'G', 'G', 'U', 'F'};
+        put<std::uint32_t>(3);
+        put<std::uint64_t>(0);  // tensors
+        put<std::uint64_t>(n_kv);
+    }
+    template <class T>
+    raw_gguf& put(T v) {
+        const auto* p = reinterpret_cast<const char*>(&v);
+        bytes_.insert(bytes_.end(), p, p + sizeof(T));
+        return *this;
+    }
+    raw_gguf& key(const std::string& k) {
+        put<std::uint64_t>(k.size());
+        bytes_.insert(bytes_.end(), k.begin(), k.end());
+        return *this;
+    }
+    const test::bytes& bytes() const { return bytes_; }
+
+private:
+    test::bytes bytes_;
+};
+
+std::string gguf_error(const test::bytes& b) {
+    test::temp_dir dir;
+    try {
+        gguf_file g(dir.write("raw.gguf", b));
+    } catch (const format_error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no error";
+    return {};
+}
+
+TEST(gguf_raw, arrays_nested_too_deep) {
+    constexpr std::uint32_t array = 9, u8 = 0;
+    const auto nested = [&](int levels) {
+        raw_gguf g(1);
+        g.key("deep").put(array);
+        for (int i = 1; i < levels; ++i) g.put(array).put<std::uint64_t>(1);  // an array holding one array
+        g.put(u8).put<std::uint64_t>(1).put<std::uint8_t>(7);
+        return g.bytes();
+    };
+    EXPECT_NO_THROW((void)gguf_file(test::temp_dir().write("ok.gguf", nested(4))));
+    const std::string msg = gguf_error(nested(5));
+    EXPECT_NE(msg.find("raw.gguf: array of metadata key 'deep' at offset 0x"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("arrays nested deeper than 4 levels"), std::string::npos) << msg;
+    EXPECT_NE(gguf_error(nested(1'000)).find("arrays nested deeper than 4 levels"), std::string::npos);
+}
+
+TEST(gguf_raw, bools_out_of_domain_a_key_twice_and_a_bad_alignment) {
+    constexpr std::uint32_t array = 9, boolean = 7, u32 = 4;
+    raw_gguf flag(1);
+    flag.key("flag").put(boolean).put<std::uint8_t>(2);
+    std::string msg = gguf_error(flag.bytes());
+    EXPECT_NE(msg.find("raw.gguf: value of metadata key 'flag' at offset 0x28: a bool must be 0 or 1, got 2"), std::string::npos) << msg;
+
+    raw_gguf bools(1);
+    bools.key("flags").put(array).put(boolean).put<std::uint64_t>(3).put<std::uint8_t>(1).put<std::uint8_t>(0).put<std::uint8_t>(5);
+    msg = gguf_error(bools.bytes());
+    EXPECT_NE(msg.find("raw.gguf: array of metadata key 'flags' at offset 0x"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("a bool element must be 0 or 1"), std::string::npos) << msg;
+
+    raw_gguf twice(2);
+    twice.key("k").put(u32).put<std::uint32_t>(1).key("k").put(u32).put<std::uint32_t>(2);
+    msg = gguf_error(twice.bytes());
+    EXPECT_NE(msg.find("raw.gguf: metadata key 'k' at offset 0x29: duplicate key"), std::string::npos) << msg;
+
+    raw_gguf align(1);
+    align.key("general.alignment").put(u32).put<std::uint32_t>(48);
+    msg = gguf_error(align.bytes());
+    EXPECT_NE(msg.find("raw.gguf: metadata key 'general.alignment' at offset 0x"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("expected a power of two, got 48"), std::string::npos) << msg;
 }
 
 TEST(gguf_file, reads_metadata_of_every_kind) {

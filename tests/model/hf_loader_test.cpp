@@ -286,6 +286,30 @@ TEST(safetensors_malformed, unknown_dtype) {
     EXPECT_NE(msg.find("unknown dtype 'F12'"), std::string::npos) << msg;
 }
 
+// Each entry of the header that is not what safetensors specifies names the tensor and what was expected.
+TEST(safetensors_malformed, header_entries_name_the_tensor) {
+    const auto entry = [](const std::string& w) { return safetensors_error(make_safetensors("{\"w\":" + w + "}", 8)); };
+    const std::string at = "bad.safetensors: tensor 'w' in the header at offset 0x8: ";
+    EXPECT_NE(entry("[1]").find(at + "expected an object with dtype, shape and data_offsets"), std::string::npos);
+    EXPECT_NE(entry(R"({"dtype":"F32","shape":[2]})").find(at + "expected an object with dtype"), std::string::npos);
+    EXPECT_NE(entry(R"({"dtype":4,"shape":[2],"data_offsets":[0,8]})").find(at + "dtype is not a string"), std::string::npos);
+    EXPECT_NE(entry(R"({"dtype":"F32","shape":[1,1,1,1,2],"data_offsets":[0,8]})").find(at + "shape must be an array of at most 4"),
+              std::string::npos);
+    EXPECT_NE(entry(R"({"dtype":"F32","shape":{"a":2},"data_offsets":[0,8]})").find(at + "shape must be an array"), std::string::npos);
+    for (const char* offsets : {"[0,8,9]", "[-1,8]", "[0,\"8\"]", "8"})
+        EXPECT_NE(entry(std::string(R"({"dtype":"F32","shape":[2],"data_offsets":)") + offsets + "}").find(at + "data_offsets must be two non-negative integers"),
+                  std::string::npos) << offsets;
+    EXPECT_NE(entry(R"({"dtype":"F32","shape":[-2],"data_offsets":[0,8]})").find(at + "shape entries must be non-negative integers"),
+              std::string::npos);
+    EXPECT_NE(entry(R"({"dtype":"F32","shape":[1099511627777],"data_offsets":[0,8]})").find(at + "absurd shape"), std::string::npos);
+    EXPECT_NE(entry(R"({"dtype":"F32","shape":[16777216,16777216,2],"data_offsets":[0,8]})").find(at + "absurd shape"), std::string::npos);
+    EXPECT_NE(entry(R"({"dtype":"F32","shape":[2],"data_offsets":[8,0]})").find(at + "data_offsets [8, 0] are outside the 8 bytes of data"),
+              std::string::npos);
+    const std::string metadata = safetensors_error(make_safetensors(R"({"__metadata__":[1]})", 0));
+    EXPECT_NE(metadata.find("bad.safetensors: header key '__metadata__' at offset 0x8: expected an object of strings"), std::string::npos)
+        << metadata;
+}
+
 TEST(hf_directory_malformed, config_errors_name_the_key) {
     NEXTTOK_REQUIRE_DATA("models/stories260K/hf/model.safetensors");
     test::temp_dir dir;
@@ -315,12 +339,59 @@ TEST(hf_directory_malformed, config_errors_name_the_key) {
     c = good;
     c["num_key_value_heads"] = 3;
     expect_error(c, "not a multiple of n_kv_heads");
+    // Values of the wrong type or out of their domain.
+    c = good;
+    c["hidden_size"] = 64.5;
+    expect_error(c, "config.json: key 'hidden_size': expected a non-negative integer");
+    c["hidden_size"] = -64;
+    expect_error(c, "config.json: key 'hidden_size': expected a non-negative integer");
+    c = good;
+    c["tie_word_embeddings"] = "yes";
+    expect_error(c, "config.json: key 'tie_word_embeddings': expected true or false");
+    c = good;
+    c["rms_norm_eps"] = "1e-5";
+    expect_error(c, "config.json: key 'rms_norm_eps': expected a number");
+    c = good;
+    c["architectures"] = "LlamaForCausalLM";
+    expect_error(c, "config.json: key 'architectures': expected a list naming the model class");
+    c["architectures"] = nlohmann::json::array();
+    expect_error(c, "config.json: key 'architectures': expected a list naming the model class");
+    c = good;
+    c["num_attention_heads"] = 0;
+    expect_error(c, "config.json: the number of attention heads is 0");
+    // rope_scaling, each way it can be wrong.
+    c = good;
+    const std::string rope = "config.json: key 'rope_scaling': ";
+    c["rope_scaling"] = 2.0;
+    expect_error(c, rope + "expected an object, found number");
+    c["rope_scaling"] = {{"factor", 2.0}};
+    expect_error(c, rope + "expected a string 'rope_type' (or 'type') naming the scaling");
+    c["rope_scaling"] = {{"rope_type", "linear"}, {"factor", "2"}};
+    expect_error(c, rope + "key 'factor': expected a number");
+    c["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 4.0}, {"high_freq_factor", 1.0}};
+    expect_error(c, rope + "llama3 needs factor > 0 and high_freq_factor > low_freq_factor > 0");
+    c["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}, {"original_max_position_embeddings", 0.5}};
+    expect_error(c, rope + "key 'original_max_position_embeddings': expected a positive integer");
+    c["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4.0}, {"mscale", 1.0}};
+    expect_error(c, rope + "key 'mscale': DeepSeek's YaRN magnitude is not supported");
+    c["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4.0}, {"truncate", false}};
+    expect_error(c, rope + "key 'truncate' = false: YaRN without truncated correction dims is not supported");
     expect_error(nlohmann::json::array(), "expected a JSON object");
     c = good;
     c["hidden_size"] = 128;  // the tensors no longer match
     expect_error(c, "does not match the hyper-parameters");
     std::filesystem::remove(dir.path() / "model.safetensors");
     expect_error(good, "neither model.safetensors nor model.safetensors.index.json");
+    // A sharded directory's index.
+    const auto index = dir.path() / "model.safetensors.index.json";
+    test::write_json(index, {{"metadata", nlohmann::json::object()}});
+    expect_error(good, "model.safetensors.index.json: key 'weight_map': expected an object mapping tensor names to files");
+    test::write_json(index, {{"weight_map", {{"lm_head.weight", 3}}}});
+    expect_error(good, "model.safetensors.index.json: weight_map['lm_head.weight']: expected a file name");
+    test::write_json(index, {{"weight_map", {{"lm_head.weight", "../model.safetensors"}}}});
+    expect_error(good, "weight_map['lm_head.weight'] = '../model.safetensors': expected a file name inside the directory");
+    test::write_json(index, {{"weight_map", {{"lm_head.weight", "model-00001-of-00002.safetensors"}}}});
+    expect_error(good, "model-00001-of-00002.safetensors");  // absent: an io_error naming the shard
 }
 
 }  // namespace
