@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang++-14, makes their seed corpora from the shared data, and
-# runs each target for SECONDS, one after the other. Prints per target the executions, the coverage
-# (cov: and ft: of libFuzzer's final line) and the findings (crash, leak, timeout and out-of-memory
-# inputs, kept in the findings folder). Exit status 1 when anything was found.
+# runs each target for SECONDS, one after the other (or LANES at a time). Prints per target the
+# executions, the coverage (cov: and ft: of libFuzzer's final line) and the findings (crash, leak,
+# timeout and out-of-memory inputs, kept in the findings folder). Exit status 1 when anything was found.
 #
 #   tests/fuzz/run.sh SECONDS [TARGET...]     (targets: the names below; default all)
 #
 # Environment: NEXTTOK_FUZZ_BUILD (build folder, default build-fuzz beside the source folder),
-# NEXTTOK_DATA (shared data, default ../shared/data), CXX (default clang++-14), JOBS (build -j, 1).
+# NEXTTOK_DATA (shared data, default ../shared/data), CXX (default clang++-14), JOBS (build -j, 1),
+# LANES (targets run at the same time, 1).
 set -uo pipefail
 
 all_targets=(gguf safetensors_hf llama2c tokenizer_json spm_model tokenizer_bin encode_decode stop_strings
@@ -56,15 +57,16 @@ logs=$build/fuzz-logs
 "$here/make_corpus.sh" "$data" "$corpus" >/dev/null || exit 2
 mkdir -p "$findings" "$logs"
 
-status=0
-summary=()
-for t in "${targets[@]}"; do
+# One target: runs it, then writes its summary line to $logs/$t.summary (and 1 to $t.failed on a finding).
+run_target() {
+  local t=$1
   mkdir -p "$findings/$t"
+  rm -f "$logs/$t.summary" "$logs/$t.failed"
+  local before after rc execs cov new line
   before=$(find "$findings/$t" -type f | wc -l)
-  args=(-max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
-        -max_len="${max_len[$t]}" -artifact_prefix="$findings/$t/")
+  local args=(-max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
+              -max_len="${max_len[$t]}" -artifact_prefix="$findings/$t/")
   [[ -n ${dict[$t]:-} ]] && args+=(-dict="$here/${dict[$t]}")
-  echo "== $t: ${seconds}s"
   NEXTTOK_DATA=$data "$build/tests/fuzz/nexttok_fuzz_$t" "${args[@]}" "$corpus/$t" >"$logs/$t.log" 2>&1
   rc=$?
   after=$(find "$findings/$t" -type f | wc -l)
@@ -73,9 +75,34 @@ for t in "${targets[@]}"; do
   new=$((after - before))
   line=$(printf '%-17s execs %-10s %-22s findings %d' "$t" "${execs:-?}" "${cov:-cov: ?}" "$new")
   if [[ $rc -ne 0 || $new -gt 0 ]]; then
-    status=1
+    echo 1 >"$logs/$t.failed"
     line+="  (exit $rc; log $logs/$t.log)"
-    grep -m3 -E 'ERROR|SUMMARY|Test unit written' "$logs/$t.log" | sed 's/^/    /'
+    grep -m3 -E 'ERROR|SUMMARY|Test unit written' "$logs/$t.log" | sed 's/^/    /' >>"$logs/$t.failed"
+  fi
+  echo "$line" >"$logs/$t.summary"
+}
+
+# LANES targets at a time (default 1: one after the other; 2 uses both cores of a 2-core machine).
+lanes=${LANES:-1}
+running=0
+for t in "${targets[@]}"; do
+  echo "== $t: ${seconds}s"
+  run_target "$t" &
+  running=$((running + 1))
+  if [[ $running -ge $lanes ]]; then
+    wait -n
+    running=$((running - 1))
+  fi
+done
+wait
+
+status=0
+summary=()
+for t in "${targets[@]}"; do
+  line=$(cat "$logs/$t.summary" 2>/dev/null || echo "$t: no result")
+  if [[ -f $logs/$t.failed || ! -f $logs/$t.summary ]]; then
+    status=1
+    cat "$logs/$t.failed" 2>/dev/null | sed 1d
   fi
   echo "$line"
   summary+=("$line")
