@@ -1,6 +1,7 @@
 # Installs nexttok (headers + package config only) into WORK_DIR/prefix, then builds and runs the
 # consumer project against it with find_package(nexttok CONFIG REQUIRED), and runs it (on MODEL, a
-# GGUF file, when it exists).
+# GGUF file, when it exists); then compiles the same program with the flags of the installed
+# nexttok.pc (pkg-config, syntax only).
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)
   execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -16,6 +17,17 @@ run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/consumer-build -G ${GENER
     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer-build)
 run(${WORK_DIR}/consumer-build/consumer)
+# pkg-config: the installed nexttok.pc gives the flags that compile the same program.
+find_program(PKG_CONFIG pkg-config REQUIRED)
+find_program(CXX_COMPILER NAMES c++ g++ REQUIRED)
+set(ENV{PKG_CONFIG_PATH} "${WORK_DIR}/prefix/share/pkgconfig")
+execute_process(COMMAND ${PKG_CONFIG} --cflags nexttok RESULT_VARIABLE rc OUTPUT_VARIABLE cflags ERROR_VARIABLE err
+                OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0 OR NOT cflags MATCHES "-I${WORK_DIR}/prefix/include")
+  message(FATAL_ERROR "pkg-config --cflags nexttok (${rc}): '${cflags}' ${err}")
+endif()
+separate_arguments(cflags UNIX_COMMAND "${cflags}")
+run(${CXX_COMPILER} -std=c++20 -fsyntax-only ${cflags} ${CONSUMER_DIR}/main.cpp)
 if(EXISTS "${MODEL}")
   run(${WORK_DIR}/consumer-build/consumer ${MODEL})
 endif()
