@@ -18,6 +18,7 @@
 // The sampling and stopping flags are generate's (flags.hpp: same names, meanings and defaults),
 // except that --n-samples must stay 1 and --logprobs 0.
 #include "../generate/demo_model.hpp"
+#include "../generate/command_line.hpp"
 #include "../generate/flags.hpp"
 
 #include <nexttok/nexttok.hpp>
@@ -206,11 +207,8 @@ int main(int argc, char** argv) {
     add_batch_flags(app, o);
     flags::generation_flags gf;
     flags::add_generation_flags(app, o.gen, gf);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 1;  // --help: 0; a bad flag or value: CLI11's message naming it, and 1
-    }
+    flags::add_version_flag(app, "batch");
+    if (const int status = flags::parse_command_line(app, argc, argv); status >= 0) return status;
 
     try {
         flags::finish_generation_flags(o.gen, gf);

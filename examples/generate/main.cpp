@@ -30,7 +30,15 @@
 // the first user turn, then stdin continues the conversation. -n bounds each answer. When the
 // conversation no longer fits the context, the program says so and ends (no turn is dropped).
 // --special parses special-token texts ("<|im_start|>") in a plain --prompt.
+//
+// llama.cpp's habits (command_line.hpp): -f/--file reads the prompt from a file; escapes (\n \t ...)
+// in the prompt and the system message are processed, as llama.cpp's -e does by default (--no-escape
+// keeps them as typed); llama.cpp's single-dash flags work where we have the setting (-cnv, -sys,
+// -md, -r) and print a one-line note when they do not apply on a CPU (-ngl, -fa, -b, ...); without
+// --seed a random seed is drawn and printed on stderr, so that --seed repeats the run (the library's
+// own default seed is fixed; greedy runs draw nothing); llama.cpp's timing lines (load, prompt eval, eval, total) end the run.
 #include "chat.hpp"
+#include "command_line.hpp"
 #include "demo_model.hpp"
 #include "flags.hpp"
 
@@ -40,8 +48,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
+#include <random>
 #include <span>
 #include <string>
 #include <thread>
@@ -53,6 +64,8 @@ struct options {
     std::string model_path;        // GGUF file, llama2.c checkpoint or HF directory; empty: the built-in demo
     std::string tokenizer_path;    // tokenizer file or directory (required with a llama2.c checkpoint)
     std::string prompt;            // text to continue; BOS is prepended when the model asks for it
+    std::string prompt_file;       // -f: the prompt read from this file (one trailing newline dropped)
+    bool no_escape = false;        // keep \n, \t ... in the prompt and the system message as typed
     std::int64_t context = 0;      // KV-cache capacity in positions; 0: the model's context length
     std::string scalar = "float";  // KV cache and activations: float, half or bf16
     bool no_cache = false;         // recompute the whole prefix at every step (the uncached baseline)
@@ -199,6 +212,33 @@ void print_setup(const options& o, const loaded& l, const nexttok::decoder<Scala
                  dec.n_threads(), nexttok::format_sampler_order(o.gen.sampling.sampler_order).c_str());
 }
 
+// llama.cpp's timing lines: load, prompt eval (the prefill), eval (each later forward call), total.
+void print_llama_timings(const loaded& l, const nexttok::generation_result& r) {
+    const nexttok::generation_timings& t = r.timings;
+    const char* name = l.model->file_name().c_str();
+    const auto per = [](double seconds, std::int64_t n) { return n > 0 ? 1e3 * seconds / static_cast<double>(n) : 0.0; };
+    const auto rate = [](double seconds, std::int64_t n) { return seconds > 0.0 ? static_cast<double>(n) / seconds : 0.0; };
+    std::fprintf(stderr, "[%s]        load time = %10.2f ms\n", name, 1e3 * l.load_seconds);
+    std::fprintf(stderr, "[%s] prompt eval time = %10.2f ms / %5lld tokens (%8.2f ms per token, %8.2f tokens per second)\n", name,
+                 1e3 * t.prefill_seconds, static_cast<long long>(t.n_prompt_tokens), per(t.prefill_seconds, t.n_prompt_tokens),
+                 rate(t.prefill_seconds, t.n_prompt_tokens));
+    std::fprintf(stderr, "[%s]        eval time = %10.2f ms / %5lld runs   (%8.2f ms per token, %8.2f tokens per second)\n", name,
+                 1e3 * t.decode_seconds, static_cast<long long>(t.n_decode_steps), per(t.decode_seconds, t.n_decode_steps),
+                 rate(t.decode_seconds, t.n_decode_steps));
+    std::fprintf(stderr, "[%s]       total time = %10.2f ms / %5lld tokens\n", name, 1e3 * (l.load_seconds + t.prefill_seconds + t.decode_seconds),
+                 static_cast<long long>(t.n_prompt_tokens + static_cast<std::int64_t>(r.tokens.size())));
+}
+
+// -f FILE: the prompt, without one trailing newline (as llama.cpp reads it).
+std::string read_prompt_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw nexttok::io_error("-f " + path + ": cannot open the prompt file");
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    if (text.ends_with("\r\n")) text.resize(text.size() - 2);
+    else if (text.ends_with('\n')) text.pop_back();
+    return text;
+}
+
 // --chat: the conversation on stdin (chat.hpp), on one cache for all its turns.
 template <class Scalar, class Cache>
 void run_chat(const options& o, const loaded& l, nexttok::decoder<Scalar>& dec, Cache& cache, const char* scalar_name) {
@@ -283,6 +323,7 @@ void run(const options& o, const loaded& l, const char* scalar_name) {
                      static_cast<long long>(t.n_prompt_tokens), t.prefill_tokens_per_second(), r.tokens.size(),
                      t.decode_tokens_per_second(), std::string(nexttok::to_string(r.reason)).c_str(), shifts.c_str());
         if (speculation) print_speculation(l, *speculation, o.spec.options);
+        print_llama_timings(l, r);
         full = full || r.reason == nexttok::finish_reason::cache_full;
     }
     if (full) explain_full_context(o, l, cache.capacity());
@@ -327,7 +368,11 @@ int main(int argc, char** argv) {
     CLI::App app{"nexttok generate: continue a prompt with a decoder-only transformer"};
     app.add_option("-m,--model", o.model_path, "GGUF file, Hugging Face directory or llama2.c checkpoint (default: built-in random demo model)")->check(CLI::ExistingPath);
     app.add_option("--tokenizer", o.tokenizer_path, "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")->check(CLI::ExistingPath);
-    app.add_option("-p,--prompt", o.prompt, "prompt text");
+    auto* prompt_flag = app.add_option("-p,--prompt", o.prompt, "prompt text (escapes such as \\n are processed unless --no-escape)");
+    app.add_option("-f,--file", o.prompt_file, "read the prompt from this file (one trailing newline dropped)")
+        ->check(CLI::ExistingFile)->excludes(prompt_flag);
+    app.add_flag("-e,--escape")->description("process escapes (\\n \\r \\t \\' \\\" \\\\) in the prompt and the system message: the default, as in llama.cpp");
+    app.add_flag("--no-escape", o.no_escape, "keep backslashes in the prompt and the system message as typed");
     app.add_option("-c,--ctx-size", o.context, "KV-cache capacity in positions (0: the model's context length; more than that warns unless the model has RoPE scaling)")->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_option("--scalar", o.scalar, "type of the KV cache and activations")->capture_default_str()->check(CLI::IsMember({"float", "half", "bf16"}));
     app.add_flag("--no-cache", o.no_cache, "recompute the whole prefix at every step (uncached baseline)");
@@ -345,9 +390,30 @@ int main(int argc, char** argv) {
                  "each turn prefills only its new tokens (--prompt: the first turn)");
     app.add_option("--system", o.system, "--chat: a system message before the first turn");
     app.add_option("--chat-template", o.chat_template, "--chat: a Jinja chat template file, or chatml (default: the model's own)");
-    CLI11_PARSE(app, argc, argv);
+    flags::add_version_flag(app, "generate");
 
     try {
+        std::vector<std::string> notes;
+        std::vector<std::string> args;
+        try {
+            args = flags::translate_llama_flags(app, argc, argv, notes);
+        } catch (const CLI::ParseError& e) {
+            std::cerr << "error: " << e.what() << "\nRun with --help for the flags.\n";
+            return 1;
+        }
+        if (const int status = flags::parse_command_line(app, std::move(args)); status >= 0) return status;
+        for (const std::string& note : notes) std::cerr << note << '\n';
+        if (!o.prompt_file.empty()) o.prompt = read_prompt_file(o.prompt_file);
+        if (!o.no_escape) {
+            o.prompt = flags::process_escapes(o.prompt);
+            o.system = flags::process_escapes(o.system);
+        }
+        if (app.count("--seed") == 0 && o.gen.sampling.temperature > 0.0f) {
+            // Sampling: as llama.cpp and Hugging Face do, a new seed for each run, printed so that
+            // --seed repeats it (greedy decoding draws nothing).
+            o.gen.sampling.seed = std::random_device{}();
+            std::cerr << "seed: " << o.gen.sampling.seed << " (drawn at random; --seed " << o.gen.sampling.seed << " repeats this run)\n";
+        }
         flags::finish_generation_flags(o.gen, gf);
         o.gen.validate();
         flags::finish_speculative_flags(o.spec, o.gen);

@@ -11,6 +11,7 @@
 // flags.hpp) are the defaults of every request; a request's fields override them.
 // SIGINT / SIGTERM: new requests get 503, running ones are cancelled (finish_reason "length"; streams
 // get their last chunk and [DONE]), then the listener closes and the program exits with status 0.
+#include "../generate/command_line.hpp"
 #include "../generate/flags.hpp"
 #include "engine.hpp"
 #include "http_routes.hpp"
@@ -176,11 +177,8 @@ int main(int argc, char** argv) {
     add_server_flags(app, o);
     flags::generation_flags gf;
     flags::add_generation_flags(app, o.gen, gf);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 1;
-    }
+    flags::add_version_flag(app, "server");
+    if (const int status = flags::parse_command_line(app, argc, argv); status >= 0) return status;
 
     try {
         flags::finish_generation_flags(o.gen, gf);
