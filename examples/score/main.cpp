@@ -7,13 +7,16 @@
 //
 // The text is scored as a continuation of the prompt (BOS alone when no prompt is given): the tokens
 // are those of prompt + text, so that a word split across the boundary is tokenized as it would be in
-// the whole string; the prompt's tokens are the longest common prefix of the two tokenizations.
+// the whole string; the prompt's tokens are the longest common prefix of the two tokenizations
+// (nexttok::encode_continuation, for programs that score texts themselves).
 //
 // The context is --ctx-size positions (the model's trained context by default); nothing runs past
 // it. A longer text is scored in windows of that size, as llama.cpp's perplexity tool does
 // (nexttok::score_windows): each window after the first moves on by --stride tokens (half the window
 // by default) and scores them with the tokens before them in the window as context, BOS first when
 // the model adds BOS. stderr says so.
+#include "../generate/command_line.hpp"
+
 #include <nexttok/nexttok.hpp>
 
 #include <CLI/CLI.hpp>
@@ -22,8 +25,10 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
+#include <vector>
 
 int main(int argc, char** argv) {
     std::string model_path, tokenizer_path, prompt, text;
@@ -43,7 +48,8 @@ int main(int argc, char** argv) {
     app.add_option("-t,--threads", threads, "threads (0: one per hardware thread)")->capture_default_str()->check(CLI::Range(0, 1024));
     app.add_flag("--per-token", per_token, "print every token's log-probability");
     app.add_flag("--check-tensors", check_tensors, "scan every weight for NaN and inf when loading (by default only models up to 2 GiB)");
-    CLI11_PARSE(app, argc, argv);
+    flags::add_version_flag(app, "score");
+    if (const int status = flags::parse_command_line(app, argc, argv); status >= 0) return status;
 
     try {
         nexttok::load_options lo;
@@ -53,15 +59,12 @@ int main(int argc, char** argv) {
         const nexttok::tokenizer tok_value = nexttok::load_model_tokenizer(*model, tokenizer_path);
         const nexttok::tokenizer* tok = &tok_value;
         const bool bos = tok->default_add_bos();
-        const auto whole = tok->encode(prompt + text, bos);
-        const auto head = tok->encode(prompt, bos);
-        std::size_t n_prompt = 0;
-        while (n_prompt < head.size() && n_prompt < whole.size() && head[n_prompt] == whole[n_prompt]) ++n_prompt;
-        if (n_prompt == 0) {
-            if (!bos || whole.empty()) throw nexttok::invalid_argument_error("the model adds no BOS: give a --prompt to condition the text on");
-            n_prompt = 1;
-        }
-        if (n_prompt >= whole.size()) throw nexttok::invalid_argument_error("--text adds no token to the prompt");
+        if (prompt.empty() && !bos) throw nexttok::invalid_argument_error("the model adds no BOS: give a --prompt to condition the text on");
+        // The text tokenized as part of prompt + text (nexttok::encode_continuation).
+        const nexttok::prompt_and_continuation split = nexttok::encode_continuation(*tok, prompt, text, bos);
+        std::vector<nexttok::token_id> whole = split.prompt;
+        whole.insert(whole.end(), split.continuation.begin(), split.continuation.end());
+        const std::size_t n_prompt = split.prompt.size();
         const std::span<const nexttok::token_id> all(whole);
 
         if (context > c.max_seq_len && c.rope_scaling.type == nexttok::rope_scaling_type::none)

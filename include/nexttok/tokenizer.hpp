@@ -7,6 +7,7 @@
 #include <nexttok/tokenizer/bpe_tokenizer.hpp>
 #include <nexttok/tokenizer/decode_state.hpp>
 #include <nexttok/tokenizer/detokenizer.hpp>
+#include <nexttok/tokenizer/encode_continuation.hpp>
 #include <nexttok/tokenizer/gguf_pre_tokenizers.hpp>
 #include <nexttok/tokenizer/gguf_vocab.hpp>
 #include <nexttok/tokenizer/gpt2_tokenizer_files.hpp>
