@@ -203,12 +203,17 @@ inline void check_hf_normalizer(const json_fields& f, const json& root) {
     throw unsupported_error(f.file() + ": 'normalizer' of type '" + quote_text(name) + "' is not supported (supported: none, NFC)");
 }
 
+// Where a special token's text was read: the file and the field's path, for json_fields::fail when
+// the text is not in the vocabulary.
+struct hf_field {
+    std::string file, path;
+};
+
 // BOS / EOS from the post-processor's template: a special token before (after) the sequence; each
-// with where it was read ("tokenizer_config.json: 'eos_token'"), for the error when it is not in the
-// vocabulary.
+// with the field it was read from (tokenizer_config.json's override the template's).
 struct hf_specials {
     std::string bos, eos;
-    std::string bos_from, eos_from;
+    hf_field bos_from, eos_from;
     bool add_bos = false, add_eos = false;
 };
 
@@ -229,12 +234,12 @@ inline void read_hf_template(const json_fields& f, const json& processor, const 
     if (single.empty()) return;
     if (std::string bos = special_id(single.front()); !bos.empty()) {
         out.bos = std::move(bos);
-        out.bos_from = f.file() + ": '" + path + ".single[0].SpecialToken.id'";
+        out.bos_from = {f.file(), path + ".single[0].SpecialToken.id"};
         out.add_bos = true;
     }
     if (std::string eos = special_id(single.back()); !eos.empty() && single.size() > 1) {
         out.eos = std::move(eos);
-        out.eos_from = f.file() + ": '" + path + ".single[" + std::to_string(single.size() - 1) + "].SpecialToken.id'";
+        out.eos_from = {f.file(), path + ".single[" + std::to_string(single.size() - 1) + "].SpecialToken.id"};
         out.add_eos = true;
     }
 }
@@ -245,12 +250,12 @@ inline void read_hf_config(const std::filesystem::path& path, hf_specials& out) 
     const json config = read_json_file(path);
     const json_fields f(path.filename().string());
     f.object(config, "(top level)");
-    const auto token_text = [&](const char* key, std::string& text, std::string& from) {
+    const auto token_text = [&](const char* key, std::string& text, hf_field& from) {
         const json* v = json_fields::find(config, key);
         if (v == nullptr) return;
         const std::string path = v->is_object() ? std::string(key) + ".content" : std::string(key);
         text = f.string(v->is_object() ? f.require(*v, "content", path) : *v, path);
-        from = f.file() + ": '" + path + "'";
+        from = {f.file(), path};
     };
     token_text("bos_token", out.bos, out.bos_from);
     token_text("eos_token", out.eos, out.eos_from);
@@ -286,18 +291,18 @@ inline tokenizer load_hf_tokenizer(const std::filesystem::path& tokenizer_json) 
         if (it != tokens.end() && it->type == token_type::control) specials.eos = it->text;
     }
 
-    // `from` names the file and the field the token's text was read from.
-    const auto id_of = [&](const std::string& text, const std::string& from) {
+    // `from`: the file and the field the token's text was read from.
+    const auto id_of = [&](const std::string& text, const detail::hf_field& from) {
         if (text.empty()) return no_token;
         const auto it = std::ranges::find(tokens, text, &token_data::text);
-        if (it == tokens.end()) throw format_error(from + ": expected a token of the vocabulary, found '" + quote_text(text) + "'");
+        if (it == tokens.end()) detail::json_fields(from.file).fail(from.path, "a token of the vocabulary, found '" + quote_text(text) + "'");
         return static_cast<token_id>(it - tokens.begin());
     };
     special_token_ids special;
     special.bos = id_of(specials.bos, specials.bos_from);
     special.eos = id_of(specials.eos, specials.eos_from);
     if (const json* unk = detail::json_fields::find(*model, "unk_token"))
-        special.unk = id_of(f.string(*unk, "model.unk_token"), f.file() + ": 'model.unk_token'");
+        special.unk = id_of(f.string(*unk, "model.unk_token"), {f.file(), "model.unk_token"});
 
     vocabulary vocab(std::move(tokens), special);
     const std::vector<bpe_merge> merges = detail::read_hf_merges(f, *model, vocab);
