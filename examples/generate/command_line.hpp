@@ -110,6 +110,8 @@ inline bool is_single_dash_word(std::string_view a) {
 // Throws CLI::ParseError (exit status 1) for a single-dash word that is no flag.
 inline std::vector<std::string> translate_llama_flags(const CLI::App& app, int argc, const char* const* argv,
                                                       std::vector<std::string>& notes) {
+    // An option of ours that takes a value: the next argument is that value, even when it starts with a dash.
+    const auto takes_value = [](const CLI::Option* o) { return o != nullptr && o->get_items_expected_max() > 0; };
     std::vector<std::string> out;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -127,8 +129,7 @@ inline std::vector<std::string> translate_llama_flags(const CLI::App& app, int a
                 switch (f->kind) {
                     case llama_flag_kind::rename: {
                         out.push_back(std::string(f->to_or_why) + (attached ? a.substr(eq) : ""));
-                        const CLI::Option* to = app.get_option_no_throw(std::string(f->to_or_why));
-                        if (to != nullptr && !attached && to->get_items_expected_max() > 0 && next_is_value) out.emplace_back(argv[++i]);
+                        if (takes_value(app.get_option_no_throw(std::string(f->to_or_why))) && next_is_value) out.emplace_back(argv[++i]);
                         continue;
                     }
                     case llama_flag_kind::ignore:
@@ -155,8 +156,7 @@ inline std::vector<std::string> translate_llama_flags(const CLI::App& app, int a
                                        CLI::ExitCodes::ExtrasError);
         }
         out.push_back(a);
-        // The value of one of our options follows as it is, even when it starts with a dash.
-        if (ours != nullptr && !attached && ours->get_items_expected_max() > 0 && i + 1 < argc) out.emplace_back(argv[++i]);
+        if (takes_value(ours) && !attached && i + 1 < argc) out.emplace_back(argv[++i]);
     }
     return out;
 }
@@ -164,6 +164,12 @@ inline std::vector<std::string> translate_llama_flags(const CLI::App& app, int a
 // --version: "<program> (nexttok 0.1.0)".
 inline void add_version_flag(CLI::App& app, const std::string& program) {
     app.set_version_flag("--version", program + " (nexttok " + nexttok::version_string + ")");
+}
+
+// A refused command line: "error: <message>" on stderr; the exit status, 1.
+inline int refuse_command_line(const CLI::ParseError& e) {
+    std::cerr << "error: " << e.what() << "\nRun with --help for the flags.\n";
+    return 1;
 }
 
 // Parses `args` (argv[1..] in order); returns -1 to go on, or the exit status: 0 after --help or
@@ -179,8 +185,7 @@ inline int parse_command_line(CLI::App& app, std::vector<std::string> args) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        std::cerr << "error: " << e.what() << "\nRun with --help for the flags.\n";
-        return 1;
+        return refuse_command_line(e);
     }
     return -1;
 }

@@ -398,8 +398,7 @@ int main(int argc, char** argv) {
         try {
             args = flags::translate_llama_flags(app, argc, argv, notes);
         } catch (const CLI::ParseError& e) {
-            std::cerr << "error: " << e.what() << "\nRun with --help for the flags.\n";
-            return 1;
+            return flags::refuse_command_line(e);
         }
         if (const int status = flags::parse_command_line(app, std::move(args)); status >= 0) return status;
         for (const std::string& note : notes) std::cerr << note << '\n';

@@ -120,7 +120,8 @@ Json parse_json_text(std::string_view text, std::string_view where, int max_dept
         const std::size_t offset = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
         const std::string_view before = text.substr(0, offset);
         const std::size_t line = 1 + static_cast<std::size_t>(std::ranges::count(before, '\n'));
-        const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+        const std::size_t last_newline = before.rfind('\n');
+        const std::size_t line_start = last_newline == std::string_view::npos ? 0 : last_newline + 1;
         // what() is "[json.exception.parse_error.101] parse error at line L, column C: <reason>".
         std::string_view reason = e.what();
         if (const auto at = reason.find("column "); at != std::string_view::npos)
