@@ -73,12 +73,16 @@ template <class Cache>
 class decode_steps {
 public:
     decode_steps(std::vector<Cache*> caches, std::int64_t vocab_size)
-        : caches_(std::move(caches)), vocab_size_(vocab_size), tokens_(caches_.size()), batch_(caches_.size()),
-          logits_(caches_.size() * static_cast<std::size_t>(vocab_size)) {}
+            : caches_(std::move(caches)),
+              vocab_size_(vocab_size),
+              tokens_(caches_.size()),
+              batch_(caches_.size()),
+              logits_(caches_.size() * static_cast<std::size_t>(vocab_size)) {}
 
     void operator()(nexttok::decoder<float>& dec) {
         for (std::size_t s = 0; s < caches_.size(); ++s) {
-            tokens_[s] = static_cast<nexttok::token_id>((n_steps_ * 7919 + static_cast<std::int64_t>(s) * 104729 + 1) % vocab_size_);
+            tokens_[s] = static_cast<nexttok::token_id>((n_steps_ * 7919 + static_cast<std::int64_t>(s) * 104729 + 1) %
+                                                        vocab_size_);
             batch_[s] = {std::span<const nexttok::token_id>(&tokens_[s], 1), context + n_steps_ % cycle, caches_[s],
                          nexttok::logits_for::last};
         }
@@ -92,7 +96,7 @@ private:
     std::vector<Cache*> caches_;
     std::int64_t vocab_size_;
     std::int64_t n_steps_ = 0;
-    std::vector<nexttok::token_id> tokens_;               // (B)
+    std::vector<nexttok::token_id> tokens_;              // (B)
     std::vector<nexttok::batch_sequence<Cache>> batch_;  // (B)
     std::vector<float> logits_;                          // (B, vocab_size)
 };
@@ -144,7 +148,8 @@ void report(benchmark::State& state, const nexttok::bench::paired_bandwidth& pb,
         reference_steps += static_cast<double>(references[g].steps);
     }
     state.counters["tokens_per_s"] = b * static_cast<double>(pb.tokens()) / pb.seconds();
-    state.counters[n_batch == 1 ? "contiguous_tokens_per_s" : "batch1_tokens_per_s"] = reference_steps / reference_seconds;
+    state.counters[n_batch == 1 ? "contiguous_tokens_per_s" : "batch1_tokens_per_s"] =
+        reference_steps / reference_seconds;
     state.counters["vs_batch1"] = nexttok::bench::median(vs_batch1);
     if (prefill > 0.0) state.counters["vs_bound"] = nexttok::bench::median(vs_bound);
     state.counters["roof_fraction"] = pb.median_fraction(compute_seconds);
@@ -164,9 +169,10 @@ using paged_view = nexttok::paged_sequence<paged_pool>;
 // room for `cycle` more. Views point into the pool: not copyable, not movable.
 struct batch_caches {
     batch_caches(const nexttok::model_config& c, std::int64_t n_batch)
-        : pool(c, {.n_blocks = (n_batch + 1) * ((context + cycle + block_size - 1) / block_size), .block_size = block_size,
-                   .max_seq_len = context + cycle}),
-          contiguous(c, context + cycle) {
+            : pool(c, {.n_blocks = (n_batch + 1) * ((context + cycle + block_size - 1) / block_size),
+                       .block_size = block_size,
+                       .max_seq_len = context + cycle}),
+              contiguous(c, context + cycle) {
         std::mt19937 rng(7);
         std::normal_distribution<float> normal(0.0f, 1.0f);
         std::vector<float> rows(static_cast<std::size_t>(2 * context * c.kv_dim()));
@@ -202,9 +208,11 @@ step_cost cost_of_step(const nexttok::model& m, std::int64_t n_batch) {
     const nexttok::model_config& c = m.config();
     const double positions = static_cast<double>(context) + (cycle + 1) / 2.0;
     const double b = static_cast<double>(n_batch);
-    return {static_cast<double>(m.weight_bytes()) + b * positions * static_cast<double>(nexttok::kv_cache_bytes(c, 1, sizeof(float))),
-            b * 2.0 * (nexttok::bench::layer_macs_per_token(c) + static_cast<double>(c.vocab_size) * c.dim +
-                       nexttok::bench::attention_macs(c, positions))};
+    return {static_cast<double>(m.weight_bytes()) +
+                b * positions * static_cast<double>(nexttok::kv_cache_bytes(c, 1, sizeof(float))),
+            b * 2.0 *
+                (nexttok::bench::layer_macs_per_token(c) + static_cast<double>(c.vocab_size) * c.dim +
+                 nexttok::bench::attention_macs(c, positions))};
 }
 
 void batch_decode(benchmark::State& state, tensor_type type, int n_threads, std::int64_t n_batch) {
@@ -255,11 +263,16 @@ int main(int argc, char** argv) {
             const std::string suffix = "/threads:" + std::to_string(threads);
             benchmark::RegisterBenchmark(("prefill128/" + weights + suffix).c_str(),
                                          [type, threads](benchmark::State& st) { prefill(st, type, threads); })
-                ->UseRealTime()->MinTime(1.0)->Unit(benchmark::kMillisecond);
+                ->UseRealTime()
+                ->MinTime(1.0)
+                ->Unit(benchmark::kMillisecond);
             for (std::int64_t n_batch : {1, 2, 4, 8, 16, 32})
-                benchmark::RegisterBenchmark(("batch_decode/" + weights + "/batch:" + std::to_string(n_batch) + suffix).c_str(),
-                                             [type, threads, n_batch](benchmark::State& st) { batch_decode(st, type, threads, n_batch); })
-                    ->UseRealTime()->MinTime(n_batch == 1 ? 2 * batch_seconds : batch_seconds)->Unit(benchmark::kMillisecond);
+                benchmark::RegisterBenchmark(
+                    ("batch_decode/" + weights + "/batch:" + std::to_string(n_batch) + suffix).c_str(),
+                    [type, threads, n_batch](benchmark::State& st) { batch_decode(st, type, threads, n_batch); })
+                    ->UseRealTime()
+                    ->MinTime(n_batch == 1 ? 2 * batch_seconds : batch_seconds)
+                    ->Unit(benchmark::kMillisecond);
         }
     }
     benchmark::Initialize(&argc, argv);

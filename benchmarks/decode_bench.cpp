@@ -52,7 +52,8 @@ void decode(benchmark::State& state, const shape& s, tensor_type type, int n_thr
     nexttok::bench::paired_bandwidth pb(n_threads);
     for (auto _ : state) {
         token = static_cast<nexttok::token_id>((pos * 7919) % 32000);
-        paired_token(state, pb, bytes, [&] { dec.forward(std::span<const nexttok::token_id>(&token, 1), pos, cache, logits); });
+        paired_token(state, pb, bytes,
+                     [&] { dec.forward(std::span<const nexttok::token_id>(&token, 1), pos, cache, logits); });
         pos = pos == 255 ? 1 : pos + 1;  // contexts 1..255: attention stays a small part
         benchmark::DoNotOptimize(logits.data());
     }
@@ -86,7 +87,8 @@ void decode_long(benchmark::State& state, const shape& s, tensor_type type, int 
     cache.reserve(first);
     std::vector<float> logits(static_cast<std::size_t>(c.vocab_size));
     std::int64_t pos = first;
-    const double row_bytes = static_cast<double>(cache.bytes()) / static_cast<double>(2 * first);  // K and V, all layers
+    const double row_bytes =
+        static_cast<double>(cache.bytes()) / static_cast<double>(2 * first);  // K and V, all layers
     const double weight_bytes = static_cast<double>(m->weight_bytes());
     nexttok::bench::paired_bandwidth pb(n_threads);
     for (auto _ : state) {
@@ -111,32 +113,44 @@ void prefill(benchmark::State& state, const shape& s, tensor_type type, int n_th
 }  // namespace
 
 int main(int argc, char** argv) {
-    const tensor_type all[] = {tensor_type::f32, tensor_type::f16, tensor_type::bf16,
-                               tensor_type::q8_0, tensor_type::q4_0, tensor_type::q4_k,
-                               tensor_type::q4_1, tensor_type::q5_0, tensor_type::q5_1, tensor_type::iq4_nl,
-                               tensor_type::q2_k, tensor_type::q3_k, tensor_type::iq4_xs};
+    const tensor_type all[] = {tensor_type::f32,   tensor_type::f16,    tensor_type::bf16, tensor_type::q8_0,
+                               tensor_type::q4_0,  tensor_type::q4_k,   tensor_type::q4_1, tensor_type::q5_0,
+                               tensor_type::q5_1,  tensor_type::iq4_nl, tensor_type::q2_k, tensor_type::q3_k,
+                               tensor_type::iq4_xs};
     for (const shape& s : shapes)
         for (tensor_type type : all) {
             if (type == tensor_type::f32 && std::string(s.name) != "110M") continue;  // 4.4 GB: 110M only
             const std::string suffix = std::string(s.name) + "/" + nexttok::to_string(type);
             for (int threads : {1, 2})
-                benchmark::RegisterBenchmark(("decode/" + suffix + "/threads:" + std::to_string(threads)).c_str(),
-                                             [&s, type, threads](benchmark::State& st) { decode(st, s, type, threads); })
-                    ->UseRealTime()->MinTime(decode_seconds);
+                benchmark::RegisterBenchmark(
+                    ("decode/" + suffix + "/threads:" + std::to_string(threads)).c_str(),
+                    [&s, type, threads](benchmark::State& st) { decode(st, s, type, threads); })
+                    ->UseRealTime()
+                    ->MinTime(decode_seconds);
             for (int threads : {1, 2})
-                benchmark::RegisterBenchmark(("prefill128/" + suffix + "/threads:" + std::to_string(threads)).c_str(),
-                                             [&s, type, threads](benchmark::State& st) { prefill(st, s, type, threads); })
-                    ->UseRealTime()->MinTime(1.0)->Unit(benchmark::kMillisecond);
+                benchmark::RegisterBenchmark(
+                    ("prefill128/" + suffix + "/threads:" + std::to_string(threads)).c_str(),
+                    [&s, type, threads](benchmark::State& st) { prefill(st, s, type, threads); })
+                    ->UseRealTime()
+                    ->MinTime(1.0)
+                    ->Unit(benchmark::kMillisecond);
         }
     const shape& big = shapes[1];
     for (int threads : {1, 2}) {
         const std::string suffix = "/1.1B/q4_0/threads:" + std::to_string(threads);
-        benchmark::RegisterBenchmark(("decode_ctx1024/kv_f32" + suffix).c_str(), [&big, threads](benchmark::State& st) {
-            decode_long<nexttok::kv_cache<float>>(st, big, tensor_type::q4_0, threads);
-        })->UseRealTime()->MinTime(decode_seconds);
-        benchmark::RegisterBenchmark(("decode_ctx1024/kv_q8_0" + suffix).c_str(), [&big, threads](benchmark::State& st) {
-            decode_long<nexttok::q8_0_kv_cache<float>>(st, big, tensor_type::q4_0, threads);
-        })->UseRealTime()->MinTime(decode_seconds);
+        benchmark::RegisterBenchmark(("decode_ctx1024/kv_f32" + suffix).c_str(),
+                                     [&big, threads](benchmark::State& st) {
+                                         decode_long<nexttok::kv_cache<float>>(st, big, tensor_type::q4_0, threads);
+                                     })
+            ->UseRealTime()
+            ->MinTime(decode_seconds);
+        benchmark::RegisterBenchmark(("decode_ctx1024/kv_q8_0" + suffix).c_str(),
+                                     [&big, threads](benchmark::State& st) {
+                                         decode_long<nexttok::q8_0_kv_cache<float>>(st, big, tensor_type::q4_0,
+                                                                                    threads);
+                                     })
+            ->UseRealTime()
+            ->MinTime(decode_seconds);
     }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

@@ -47,7 +47,8 @@ int bench_threads() {
 
 std::vector<nexttok::token_id> prompt_of(std::int64_t n) {
     std::vector<nexttok::token_id> p(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) p[static_cast<std::size_t>(i)] = static_cast<nexttok::token_id>((i * 7919 + 1) % 4096);
+    for (std::int64_t i = 0; i < n; ++i)
+        p[static_cast<std::size_t>(i)] = static_cast<nexttok::token_id>((i * 7919 + 1) % 4096);
     return p;
 }
 
@@ -70,7 +71,8 @@ void BM_decode_step(benchmark::State& state) {
     const std::int64_t context = state.range(0);
     for (auto _ : state) state.SetIterationTime(seconds_per_step(dec, cache, context));
     state.counters["context"] = static_cast<double>(context);
-    state.counters["tokens_per_second"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+    state.counters["tokens_per_second"] =
+        benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 void BM_uncached_over_cached(benchmark::State& state) {
@@ -94,8 +96,24 @@ void BM_uncached_over_cached(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_decode_step<nexttok::kv_cache<float>>)->Name("decode_step/cached")->RangeMultiplier(2)->Range(32, 512)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_decode_step<nexttok::no_cache<float>>)->Name("decode_step/uncached")->RangeMultiplier(2)->Range(32, 512)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.2);
-BENCHMARK(BM_uncached_over_cached)->RangeMultiplier(2)->Range(32, 512)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.2);
+BENCHMARK(BM_decode_step<nexttok::kv_cache<float>>)
+    ->Name("decode_step/cached")
+    ->RangeMultiplier(2)
+    ->Range(32, 512)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_decode_step<nexttok::no_cache<float>>)
+    ->Name("decode_step/uncached")
+    ->RangeMultiplier(2)
+    ->Range(32, 512)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.2);
+BENCHMARK(BM_uncached_over_cached)
+    ->RangeMultiplier(2)
+    ->Range(32, 512)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.2);
 
 BENCHMARK_MAIN();

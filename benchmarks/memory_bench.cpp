@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
     {
         const auto m = nexttok::make_random_model(c, 1234, nexttok::tensor_type::q4_0);
         nexttok::bench::write_model_gguf(*m, path);
-    }  // the in-memory model is freed here
+    }                                               // the in-memory model is freed here
     std::ofstream("/proc/self/clear_refs") << "5";  // resets VmHWM to the current resident set
     const std::uint64_t rss_before = peak_rss_bytes();
 

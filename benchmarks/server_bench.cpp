@@ -94,7 +94,8 @@ std::unique_ptr<bench_server>& the_server() {
 json prompt_ids(int request) {
     json ids = json::array();
     for (int j = 0; j < n_prompt; ++j)
-        ids.push_back(3 + (static_cast<std::int64_t>(request) * 7919 + static_cast<std::int64_t>(j) * 104729 + 17) % 31997);
+        ids.push_back(3 +
+                      (static_cast<std::int64_t>(request) * 7919 + static_cast<std::int64_t>(j) * 104729 + 17) % 31997);
     return ids;
 }
 
@@ -107,8 +108,12 @@ struct request_timing {
 
 // One streamed completion on `client`; SSE events are parsed as they arrive.
 request_timing run_request(httplib::Client& client, int request, int max_tokens) {
-    const json body = {{"prompt", prompt_ids(request)}, {"max_tokens", max_tokens}, {"ignore_eos", true},
-                       {"temperature", 0}, {"stream", true}, {"stream_options", {{"include_usage", true}}}};
+    const json body = {{"prompt", prompt_ids(request)},
+                       {"max_tokens", max_tokens},
+                       {"ignore_eos", true},
+                       {"temperature", 0},
+                       {"stream", true},
+                       {"stream_options", {{"include_usage", true}}}};
     httplib::Request req;
     req.method = "POST";
     req.path = "/v1/completions";
@@ -136,7 +141,8 @@ request_timing run_request(httplib::Client& client, int request, int max_tokens)
                 parse_error = "not JSON: " + std::string(payload.substr(0, 200));
                 return false;
             }
-            if (chunk.contains("usage") && chunk["usage"].is_object()) usage_tokens = chunk["usage"].value("completion_tokens", -1);
+            if (chunk.contains("usage") && chunk["usage"].is_object())
+                usage_tokens = chunk["usage"].value("completion_tokens", -1);
             if (!chunk.contains("choices") || !chunk["choices"].is_array()) continue;
             for (const json& choice : chunk["choices"]) {
                 const auto text = choice.find("text");
@@ -174,9 +180,11 @@ request_timing run_request(httplib::Client& client, int request, int max_tokens)
 void start_server() {
     settings& s = config();
     if (s.server.empty()) throw std::runtime_error("no server program: give --server=PATH");
-    if (!std::filesystem::exists(s.server)) throw std::runtime_error("--server=" + s.server + ": no such file (build the server target)");
+    if (!std::filesystem::exists(s.server))
+        throw std::runtime_error("--server=" + s.server + ": no such file (build the server target)");
     if (!std::filesystem::exists(s.tokenizer))
-        throw std::runtime_error("--tokenizer=" + s.tokenizer + ": no such file (a GGUF with a 32000-token vocabulary)");
+        throw std::runtime_error("--tokenizer=" + s.tokenizer +
+                                 ": no such file (a GGUF with a 32000-token vocabulary)");
     auto b = std::make_unique<bench_server>();
     if (s.dir.empty()) {
         const char* tmp = std::getenv("TMPDIR");
@@ -200,7 +208,8 @@ void start_server() {
     }  // the in-memory model is freed here
     srv.process = std::make_unique<nexttok::bench::server_process>(
         std::vector<std::string>{s.server, "--model", model_path.string(), "--tokenizer", s.tokenizer, "--threads",
-                                 std::to_string(server_threads), "--parallel", "16", "--ctx-size", "256", "--port", "0"},
+                                 std::to_string(server_threads), "--parallel", "16", "--ctx-size", "256", "--port",
+                                 "0"},
         srv.dir / "server.log", std::chrono::seconds(300));
     // The server maps the file: it can go now (its pages stay until the server unmaps them), so that
     // nothing large is left behind whatever happens next.
@@ -208,7 +217,8 @@ void start_server() {
     httplib::Client client("127.0.0.1", srv.process->port());
     client.set_read_timeout(std::chrono::seconds(120));
     const request_timing warm = run_request(client, 1 << 20, 4);
-    if (!warm.error.empty()) throw std::runtime_error("the first request failed: " + warm.error + "\n" + srv.process->log_tail());
+    if (!warm.error.empty())
+        throw std::runtime_error("the first request failed: " + warm.error + "\n" + srv.process->log_tail());
     std::fprintf(stderr, "server_bench: server on port %d (%s), log %s\n", srv.process->port(), s.server.c_str(),
                  (srv.dir / "server.log").c_str());
 }
@@ -253,7 +263,8 @@ void load(benchmark::State& state, int concurrency) {
             clients.emplace_back([&] {
                 httplib::Client client("127.0.0.1", port);
                 client.set_read_timeout(std::chrono::seconds(120));
-                for (int r; (r = next.fetch_add(1)) < n_requests;) timings[static_cast<std::size_t>(r)] = run_request(client, r, n_new);
+                for (int r; (r = next.fetch_add(1)) < n_requests;)
+                    timings[static_cast<std::size_t>(r)] = run_request(client, r, n_new);
             });
         for (std::thread& t : clients) t.join();
         seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
@@ -285,15 +296,22 @@ bool parse_flags(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
         auto value = [&](std::string_view name) -> std::optional<std::string> {
-            if (a.starts_with(name) && a.size() > name.size() && a[name.size()] == '=') return std::string(a.substr(name.size() + 1));
+            if (a.starts_with(name) && a.size() > name.size() && a[name.size()] == '=')
+                return std::string(a.substr(name.size() + 1));
             return std::nullopt;
         };
-        if (auto v = value("--server")) config().server = *v;
-        else if (auto v = value("--tokenizer")) config().tokenizer = *v;
-        else if (auto v = value("--dir")) config().dir = *v;
+        if (auto v = value("--server"))
+            config().server = *v;
+        else if (auto v = value("--tokenizer"))
+            config().tokenizer = *v;
+        else if (auto v = value("--dir"))
+            config().dir = *v;
         else {
-            std::fprintf(stderr, "nexttok_server_bench: unknown argument '%s' (expected --server=PATH, --tokenizer=GGUF, --dir=DIR "
-                                 "or a benchmark flag)\n", argv[i]);
+            std::fprintf(
+                stderr,
+                "nexttok_server_bench: unknown argument '%s' (expected --server=PATH, --tokenizer=GGUF, --dir=DIR "
+                "or a benchmark flag)\n",
+                argv[i]);
             return false;
         }
     }
@@ -304,9 +322,13 @@ bool parse_flags(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     for (int c : {1, 4, 16})
-        benchmark::RegisterBenchmark(("server_load/1.1B/q8_0/threads:" + std::to_string(server_threads) + "/clients:" + std::to_string(c)).c_str(),
-                                     [c](benchmark::State& state) { load(state, c); })
-            ->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
+        benchmark::RegisterBenchmark(
+            ("server_load/1.1B/q8_0/threads:" + std::to_string(server_threads) + "/clients:" + std::to_string(c))
+                .c_str(),
+            [c](benchmark::State& state) { load(state, c); })
+            ->Iterations(1)
+            ->UseRealTime()
+            ->Unit(benchmark::kSecond);
     benchmark::Initialize(&argc, argv);
     if (!parse_flags(argc, argv)) return 2;
     benchmark::RunSpecifiedBenchmarks();

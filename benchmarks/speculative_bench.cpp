@@ -1,6 +1,6 @@
 // Speculative decoding against plain greedy decoding of the same 1.1B-shape f16 target (random
 // weights, TinyLlama's shape: support/decode_cases.hpp), with two drafters:
-// - model: the target's own weights quantized to q4_0 (nexttok/model/quantized_copy.hpp), greedy drafts
+// - model: the target's own weights quantized to q4_0 (nexttok/speculative/quantized_copy.hpp), greedy drafts
 //   ("self-speculation");
 // - ngram: prompt lookup (ngram_drafter, n = 3..1) on a prompt of one 32-token passage three times.
 // Each case runs plain generate() and speculative_generator on the same prompt for the same number
@@ -27,12 +27,12 @@
 //   nexttok_speculative_bench --benchmark_counters_tabular=true
 #include <nexttok/cache/kv_cache.hpp>
 #include <nexttok/decoder/decoder.hpp>
-#include <nexttok/model/quantized_copy.hpp>
 #include <nexttok/generation/generate.hpp>
 #include <nexttok/sampling/greedy.hpp>
 #include <nexttok/sampling/sampler_chain.hpp>
 #include <nexttok/speculative/model_drafter.hpp>
 #include <nexttok/speculative/ngram_drafter.hpp>
+#include <nexttok/speculative/quantized_copy.hpp>
 #include <nexttok/speculative/speculative_generator.hpp>
 #include <nexttok/stopping/max_new_tokens.hpp>
 
@@ -110,12 +110,14 @@ double median_seconds(int reps, F&& f) {
 double forward_seconds(nexttok::decoder<float>& dec, nexttok::kv_cache<float>& cache, std::int64_t pos, std::int64_t n,
                        int reps) {
     std::vector<token_id> tokens(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) tokens[static_cast<std::size_t>(i)] = static_cast<token_id>((pos + i) * 31 % 32000);
+    for (std::int64_t i = 0; i < n; ++i)
+        tokens[static_cast<std::size_t>(i)] = static_cast<token_id>((pos + i) * 31 % 32000);
     std::vector<float> logits(static_cast<std::size_t>(n * dec.config().vocab_size));
     dec.reserve(n, cache.capacity());
     return median_seconds(reps, [&] {
         cache.truncate(pos);
-        dec.forward(std::span<const token_id>(tokens), pos, cache, logits, n > 1 ? nexttok::logits_for::all : nexttok::logits_for::last);
+        dec.forward(std::span<const token_id>(tokens), pos, cache, logits,
+                    n > 1 ? nexttok::logits_for::all : nexttok::logits_for::last);
         benchmark::DoNotOptimize(logits.data());
     });
 }
@@ -149,8 +151,8 @@ struct run_figures {
     std::int64_t n_proposed = 0;  // tokens drafted, examined or not
 };
 
-run_figures plain_run(nexttok::decoder<float>& dec, nexttok::kv_cache<float>& cache, const std::vector<token_id>& prompt,
-                      std::int64_t n_new) {
+run_figures plain_run(nexttok::decoder<float>& dec, nexttok::kv_cache<float>& cache,
+                      const std::vector<token_id>& prompt, std::int64_t n_new) {
     auto sampler = nexttok::make_sampler_chain(nexttok::greedy{});
     nexttok::max_new_tokens stop(n_new);
     const auto r = nexttok::generate(dec, cache, std::span<const token_id>(prompt), sampler, stop);
@@ -165,12 +167,13 @@ run_figures speculative_run(nexttok::decoder<float>& dec, nexttok::kv_cache<floa
     nexttok::max_new_tokens stop(n_new);
     const nexttok::token_callback no_callback;
     const nexttok::speculative_options options{.draft_max = k, .draft_min = 1, .adaptive = false, .greedy_draft = true};
-    nexttok::speculative_generator g(dec, cache, draft, nullptr, std::span<const token_id>(prompt), sampler, stop, no_callback,
-                                     options, n_new);
+    nexttok::speculative_generator g(dec, cache, draft, nullptr, std::span<const token_id>(prompt), sampler, stop,
+                                     no_callback, options, n_new);
     double seconds = 0.0;
     if (g.start()) {
         const auto t0 = clock_type::now();
-        while (g.step()) {}
+        while (g.step()) {
+        }
         seconds = seconds_since(t0);
     }
     const nexttok::speculative_result r = g.finish();
@@ -180,7 +183,8 @@ run_figures speculative_run(nexttok::decoder<float>& dec, nexttok::kv_cache<floa
 // Tokens drafted per round (the k of the prediction), and that rounded (the k + 1 tokens of the
 // verification call whose cost is v).
 double mean_drafted(const run_figures& spec) {
-    return spec.stats.n_rounds > 0 ? static_cast<double>(spec.n_proposed) / static_cast<double>(spec.stats.n_rounds) : 0.0;
+    return spec.stats.n_rounds > 0 ? static_cast<double>(spec.n_proposed) / static_cast<double>(spec.stats.n_rounds)
+                                   : 0.0;
 }
 std::int64_t rounded_drafted(const run_figures& spec) { return std::lround(mean_drafted(spec)); }
 
@@ -202,7 +206,8 @@ void report(benchmark::State& state, const run_figures& plain, const run_figures
     state.counters["c"] = c;
     state.counters["v"] = v;
     state.counters["E"] = e;
-    state.counters["tok_per_round"] = static_cast<double>(spec.tokens.size()) / static_cast<double>(spec.stats.n_rounds);
+    state.counters["tok_per_round"] =
+        static_cast<double>(spec.tokens.size()) / static_cast<double>(spec.stats.n_rounds);
     state.counters["predicted"] = predicted;
     state.counters["speedup"] = speedup;
     state.counters["vs_predicted"] = speedup / predicted;
@@ -246,9 +251,12 @@ void ngram_draft(benchmark::State& state, std::int64_t k, std::int64_t n_new) {
         // One lookup over the final sequence (the longest a round searched), 1000 times per sample.
         std::vector<token_id> sequence = prompt;
         sequence.insert(sequence.end(), plain.tokens.begin(), plain.tokens.end());
-        const double lookup = median_seconds(cost_reps, [&] {
-                                  for (int i = 0; i < 1000; ++i) benchmark::DoNotOptimize(draft.find(sequence));
-                              }) / 1000.0;
+        const double lookup = median_seconds(cost_reps,
+                                             [&] {
+                                                 for (int i = 0; i < 1000; ++i)
+                                                     benchmark::DoNotOptimize(draft.find(sequence));
+                                             }) /
+                              1000.0;
         const double verify = forward_seconds(dec, cache, pos, rounded_drafted(spec) + 1, cost_reps);
         report(state, plain, spec, step, lookup, verify);
     }
@@ -281,15 +289,21 @@ int main(int argc, char** argv) {
     for (bool draft : {false, true})
         benchmark::RegisterBenchmark(("verify_cost/1.1B/" + std::string(draft ? "q4_0" : "f16") + threads).c_str(),
                                      [draft](benchmark::State& st) { verify_cost(st, draft); })
-            ->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
+            ->Iterations(1)
+            ->UseRealTime()
+            ->Unit(benchmark::kSecond);
     for (std::int64_t k : {1, 2, 4})
         benchmark::RegisterBenchmark(("speculative/1.1B/f16/draft:q4_0/k:" + std::to_string(k) + threads).c_str(),
                                      [k](benchmark::State& st) { model_draft(st, k, 64); })
-            ->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
+            ->Iterations(1)
+            ->UseRealTime()
+            ->Unit(benchmark::kSecond);
     for (std::int64_t k : {4, 8})
         benchmark::RegisterBenchmark(("speculative/1.1B/f16/ngram:3/k:" + std::to_string(k) + threads).c_str(),
                                      [k](benchmark::State& st) { ngram_draft(st, k, 96); })
-            ->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
+            ->Iterations(1)
+            ->UseRealTime()
+            ->Unit(benchmark::kSecond);
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

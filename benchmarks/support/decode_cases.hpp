@@ -41,7 +41,8 @@ inline model_config make_config(std::int64_t dim, std::int64_t n_layers, std::in
 
 // "110M" (dim 768, 12 layers, 12 heads, ffn 2048) and "1.1B" (TinyLlama: dim 2048, 22 layers,
 // 32 heads, 4 KV heads, ffn 5632); vocab 32000.
-inline const shape shapes[] = {{"110M", make_config(768, 12, 12, 12, 2048)}, {"1.1B", make_config(2048, 22, 32, 4, 5632)}};
+inline const shape shapes[] = {{"110M", make_config(768, 12, 12, 12, 2048)},
+                               {"1.1B", make_config(2048, 22, 32, 4, 5632)}};
 
 // One model at a time in memory (the 1.1B ones take up to 2.2 GB): built on first use.
 inline const std::shared_ptr<const model>& model_for(const shape& s, tensor_type type) {
@@ -102,7 +103,8 @@ inline double prefill128(benchmark::State& state, const std::shared_ptr<const mo
     decoder<float> dec(m, n_threads);
     kv_cache<float> cache(c, n);
     std::vector<token_id> prompt(n);
-    for (std::int64_t i = 0; i < n; ++i) prompt[static_cast<std::size_t>(i)] = static_cast<token_id>((i * 7919 + 1) % 32000);
+    for (std::int64_t i = 0; i < n; ++i)
+        prompt[static_cast<std::size_t>(i)] = static_cast<token_id>((i * 7919 + 1) % 32000);
     std::vector<float> logits(static_cast<std::size_t>(c.vocab_size));
     dec.forward(prompt, 0, cache, logits);
     const auto t0 = std::chrono::steady_clock::now();

@@ -45,17 +45,17 @@ inline double read_bandwidth(int n_threads, int passes = 3) {
     double best = 1e30;
     for (int rep = 0; rep < passes; ++rep) {
         best = std::min(best, timed_on_threads(n_threads, [&](int t) {
-            const std::size_t begin = n_floats / n_threads * t, end = n_floats / n_threads * (t + 1);
-            s::vec a0 = s::zero(), a1 = s::zero(), a2 = s::zero(), a3 = s::zero();
-            const float* p = buffer;
-            for (std::size_t i = begin; i + 4 * s::width <= end; i += 4 * s::width) {
-                a0 = s::add(a0, s::load(p + i));
-                a1 = s::add(a1, s::load(p + i + s::width));
-                a2 = s::add(a2, s::load(p + i + 2 * s::width));
-                a3 = s::add(a3, s::load(p + i + 3 * s::width));
-            }
-            sink[static_cast<std::size_t>(t)] = s::reduce(s::add(s::add(a0, a1), s::add(a2, a3)));
-        }));
+                            const std::size_t begin = n_floats / n_threads * t, end = n_floats / n_threads * (t + 1);
+                            s::vec a0 = s::zero(), a1 = s::zero(), a2 = s::zero(), a3 = s::zero();
+                            const float* p = buffer;
+                            for (std::size_t i = begin; i + 4 * s::width <= end; i += 4 * s::width) {
+                                a0 = s::add(a0, s::load(p + i));
+                                a1 = s::add(a1, s::load(p + i + s::width));
+                                a2 = s::add(a2, s::load(p + i + 2 * s::width));
+                                a3 = s::add(a3, s::load(p + i + 3 * s::width));
+                            }
+                            sink[static_cast<std::size_t>(t)] = s::reduce(s::add(s::add(a0, a1), s::add(a2, a3)));
+                        }));
     }
     if (sink[0] == 42.0f) std::abort();  // keeps the sums alive
     return static_cast<double>(n_floats * sizeof(float)) / best;
@@ -80,7 +80,7 @@ inline double median(std::vector<double> v) {
 class paired_bandwidth {
 public:
     explicit paired_bandwidth(int n_threads, double group_seconds = 0.1)
-        : n_threads_(n_threads), group_seconds_(group_seconds) {}
+            : n_threads_(n_threads), group_seconds_(group_seconds) {}
 
     // Whether a pass is due before the next token (the first, or the current group is complete).
     bool pass_due() const noexcept { return groups_.empty() || groups_.back().seconds >= group_seconds_; }
@@ -105,8 +105,12 @@ public:
         for (const group& g : groups_) n += g.tokens;
         return n;
     }
-    double seconds() const noexcept { return sum([](const group& g) { return g.seconds; }); }
-    double bytes() const noexcept { return sum([](const group& g) { return g.bytes; }); }
+    double seconds() const noexcept {
+        return sum([](const group& g) { return g.seconds; });
+    }
+    double bytes() const noexcept {
+        return sum([](const group& g) { return g.bytes; });
+    }
     double median_bandwidth() const {
         std::vector<double> v;
         for (const group& g : groups_) v.push_back(g.bandwidth);
@@ -163,16 +167,16 @@ inline double peak_flops(int n_threads) {
     double best = 1e30;
     for (int rep = 0; rep < 3; ++rep) {
         best = std::min(best, timed_on_threads(n_threads, [&](int t) {
-            s::vec acc[chains];
-            const s::vec a = s::load(std::vector<float>(s::width, 0.999f).data());
-            const s::vec b = s::load(std::vector<float>(s::width, 1e-3f).data());
-            for (int c = 0; c < chains; ++c) acc[c] = s::zero();
-            for (std::int64_t i = 0; i < iterations; ++i)
-                for (int c = 0; c < chains; ++c) acc[c] = s::fmadd(acc[c], a, b);
-            s::vec sum = acc[0];
-            for (int c = 1; c < chains; ++c) sum = s::add(sum, acc[c]);
-            sink[static_cast<std::size_t>(t)] = s::reduce(sum);
-        }));
+                            s::vec acc[chains];
+                            const s::vec a = s::load(std::vector<float>(s::width, 0.999f).data());
+                            const s::vec b = s::load(std::vector<float>(s::width, 1e-3f).data());
+                            for (int c = 0; c < chains; ++c) acc[c] = s::zero();
+                            for (std::int64_t i = 0; i < iterations; ++i)
+                                for (int c = 0; c < chains; ++c) acc[c] = s::fmadd(acc[c], a, b);
+                            s::vec sum = acc[0];
+                            for (int c = 1; c < chains; ++c) sum = s::add(sum, acc[c]);
+                            sink[static_cast<std::size_t>(t)] = s::reduce(sum);
+                        }));
     }
     if (sink[0] == 42.0f) std::abort();
     return 2.0 * chains * s::width * static_cast<double>(iterations) * n_threads / best;

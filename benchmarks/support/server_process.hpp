@@ -36,7 +36,7 @@ public:
     // started, exits, or prints no such line in time.
     server_process(const std::vector<std::string>& argv, const std::filesystem::path& log_path,
                    std::chrono::seconds timeout)
-        : log_path_(log_path) {
+            : log_path_(log_path) {
         int out[2];
         if (pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
         const int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -106,7 +106,8 @@ public:
         std::vector<std::string> lines;
         for (std::string line; std::getline(in, line);) lines.push_back(line);
         std::ostringstream os;
-        for (std::size_t i = lines.size() > static_cast<std::size_t>(n_lines) ? lines.size() - n_lines : 0; i < lines.size(); ++i)
+        for (std::size_t i = lines.size() > static_cast<std::size_t>(n_lines) ? lines.size() - n_lines : 0;
+             i < lines.size(); ++i)
             os << lines[i] << '\n';
         return os.str();
     }
@@ -117,9 +118,11 @@ private:
         const auto deadline = std::chrono::steady_clock::now() + timeout;
         std::string out;
         for (;;) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-            if (left.count() <= 0) throw std::runtime_error(program + ": no '" + std::string(marker) + "HOST:PORT' line within " +
-                                                            std::to_string(timeout.count()) + " s; its log ends with:\n" + log_tail());
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            if (left.count() <= 0)
+                throw std::runtime_error(program + ": no '" + std::string(marker) + "HOST:PORT' line within " +
+                                         std::to_string(timeout.count()) + " s; its log ends with:\n" + log_tail());
             pollfd p{stdout_fd_, POLLIN, 0};
             if (::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 200))) > 0) {
                 char buf[512];
@@ -138,7 +141,8 @@ private:
             int status = 0;
             if (::waitpid(pid_, &status, WNOHANG) == pid_) {
                 pid_ = -1;
-                throw std::runtime_error(program + ": exited (status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                throw std::runtime_error(program + ": exited (status " +
+                                         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
                                          ") before listening; its log ends with:\n" + log_tail());
             }
         }

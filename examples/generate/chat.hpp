@@ -35,7 +35,8 @@
 namespace chat {
 
 // The texts of the end-of-turn tokens of the common templates (ChatML, Llama 3, Phi-3, Gemma, GPT).
-inline constexpr const char* end_of_turn_texts[] = {"<|im_end|>", "<|eot_id|>", "<|end|>", "<end_of_turn>", "<|endoftext|>"};
+inline constexpr const char* end_of_turn_texts[] = {"<|im_end|>", "<|eot_id|>", "<|end|>", "<end_of_turn>",
+                                                    "<|endoftext|>"};
 
 // The ids that end an answer: the tokenizer's EOS plus each end-of-turn token the vocabulary has.
 inline std::vector<nexttok::token_id> end_of_turn_ids(const nexttok::tokenizer& tok) {
@@ -64,19 +65,23 @@ inline nexttok::chat_template choose_template(const nexttok::model& m, const std
         if (nexttok::chat_template::is_builtin_name(flag)) return nexttok::chat_template::builtin(flag);
         std::ifstream in(flag, std::ios::binary);
         if (!in)
-            throw nexttok::invalid_argument_error("--chat-template " + flag +
-                                                  ": no such file, and not the name of a built-in template (known: chatml)");
+            throw nexttok::invalid_argument_error(
+                "--chat-template " + flag + ": no such file, and not the name of a built-in template (known: chatml)");
         const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         return nexttok::chat_template(source, std::filesystem::path(flag).filename().string());
     }
     std::optional<nexttok::chat_template> t;
-    if (const nexttok::gguf_file* g = m.gguf()) t = nexttok::load_chat_template(*g);
-    else if (m.format() == nexttok::model_file_format::hf_directory && std::filesystem::exists(m.path() / "tokenizer_config.json"))
+    if (const nexttok::gguf_file* g = m.gguf())
+        t = nexttok::load_chat_template(*g);
+    else if (m.format() == nexttok::model_file_format::hf_directory &&
+             std::filesystem::exists(m.path() / "tokenizer_config.json"))
         t = nexttok::load_chat_template_from_tokenizer_config(m.path() / "tokenizer_config.json");
     if (!t)
-        throw nexttok::invalid_argument_error(m.file_name() + ": the model carries no chat template (tokenizer.chat_template in GGUF, "
-                                              "chat_template in tokenizer_config.json): give one with --chat-template FILE, or use "
-                                              "--chat-template chatml for the built-in ChatML");
+        throw nexttok::invalid_argument_error(
+            m.file_name() +
+            ": the model carries no chat template (tokenizer.chat_template in GGUF, "
+            "chat_template in tokenizer_config.json): give one with --chat-template FILE, or use "
+            "--chat-template chatml for the built-in ChatML");
     return std::move(*t);
 }
 
@@ -90,13 +95,19 @@ struct chat_options {
 // A conversation on one decoder and one cache: the messages so far and what the cache holds.
 // Non-owning: the decoder, the cache and the tokenizer outlive it. Not thread-safe.
 template <class Decoder, class Cache>
-    requires nexttok::prefix_reusing_decoder<Decoder, Cache>
+requires nexttok::prefix_reusing_decoder<Decoder, Cache>
 class conversation {
 public:
     conversation(Decoder& dec, Cache& cache, const nexttok::tokenizer& tok, nexttok::chat_template tmpl, chat_options o)
-        : dec_(&dec), cache_(&cache), tok_(&tok), tmpl_(std::move(tmpl)), o_(std::move(o)), variables_(template_variables(tok)) {
+            : dec_(&dec),
+              cache_(&cache),
+              tok_(&tok),
+              tmpl_(std::move(tmpl)),
+              o_(std::move(o)),
+              variables_(template_variables(tok)) {
         for (const nexttok::token_id id : end_of_turn_ids(tok))
-            if (std::find(o_.gen.eos_ids.begin(), o_.gen.eos_ids.end(), id) == o_.gen.eos_ids.end()) o_.gen.eos_ids.push_back(id);
+            if (std::find(o_.gen.eos_ids.begin(), o_.gen.eos_ids.end(), id) == o_.gen.eos_ids.end())
+                o_.gen.eos_ids.push_back(id);
         if (!o_.system.empty()) messages_.push_back({{"role", "system"}, {"content", o_.system}});
     }
 
@@ -115,7 +126,8 @@ public:
         const std::vector<nexttok::token_id> prompt = prompt_with(user);
         last_prompt_size_ = static_cast<std::int64_t>(prompt.size());
         if (last_prompt_size_ > cache_->capacity()) return std::nullopt;
-        nexttok::generation_result r = nexttok::generate_reusing(*dec_, *cache_, held_, *tok_, prompt, o_.gen, on_token);
+        nexttok::generation_result r =
+            nexttok::generate_reusing(*dec_, *cache_, held_, *tok_, prompt, o_.gen, on_token);
         messages_.push_back({{"role", "user"}, {"content", user}});
         messages_.push_back({{"role", "assistant"}, {"content", r.text}});
         ++n_turns_;
@@ -153,14 +165,18 @@ private:
 
 // The statistics line of a turn, e.g.
 // "[m.gguf] turn 2: prompt: 57 tokens (41 reused, 16 new), 812.3 tokens/s | generated: 30 tokens, 95.1 tokens/s | finish: eos"
-inline std::string turn_statistics(const std::string& model_name, std::int64_t turn, const nexttok::generation_result& r) {
+inline std::string turn_statistics(const std::string& model_name, std::int64_t turn,
+                                   const nexttok::generation_result& r) {
     const nexttok::generation_timings& t = r.timings;
     char line[512];
     std::snprintf(line, sizeof line,
-                  "[%s] turn %lld: prompt: %lld tokens (%lld reused, %lld new), %.1f tokens/s | generated: %zu tokens, %.1f tokens/s | finish: %s",
-                  model_name.c_str(), static_cast<long long>(turn), static_cast<long long>(t.n_reused_prompt_tokens + t.n_prompt_tokens),
-                  static_cast<long long>(t.n_reused_prompt_tokens), static_cast<long long>(t.n_prompt_tokens), t.prefill_tokens_per_second(),
-                  r.tokens.size(), t.decode_tokens_per_second(), std::string(nexttok::to_string(r.reason)).c_str());
+                  "[%s] turn %lld: prompt: %lld tokens (%lld reused, %lld new), %.1f tokens/s | generated: %zu tokens, "
+                  "%.1f tokens/s | finish: %s",
+                  model_name.c_str(), static_cast<long long>(turn),
+                  static_cast<long long>(t.n_reused_prompt_tokens + t.n_prompt_tokens),
+                  static_cast<long long>(t.n_reused_prompt_tokens), static_cast<long long>(t.n_prompt_tokens),
+                  t.prefill_tokens_per_second(), r.tokens.size(), t.decode_tokens_per_second(),
+                  std::string(nexttok::to_string(r.reason)).c_str());
     return line;
 }
 
@@ -170,7 +186,8 @@ enum class chat_end { input_ended, exit_command, context_full };
 // The loop: `first` (--prompt; empty: none) is the first user turn, then one turn per line of `in`.
 // Answers stream to `out`; the marker, the statistics and the end-of-context message go to `err`.
 template <class Decoder, class Cache>
-chat_end run(conversation<Decoder, Cache>& c, const std::string& first, std::istream& in, std::ostream& out, std::ostream& err) {
+chat_end run(conversation<Decoder, Cache>& c, const std::string& first, std::istream& in, std::ostream& out,
+             std::ostream& err) {
     const chat_options& o = c.options();
     auto stream = [&out](const nexttok::token_event& e) {
         out << e.text << std::flush;
@@ -199,11 +216,12 @@ chat_end run(conversation<Decoder, Cache>& c, const std::string& first, std::ist
         }
         const std::optional<nexttok::generation_result> r = c.reply(line, stream);
         if (!r)
-            return context_full("turn " + std::to_string(c.n_turns() + 1) + " needs " + std::to_string(c.last_prompt_size()) +
-                                " positions for its prompt");
+            return context_full("turn " + std::to_string(c.n_turns() + 1) + " needs " +
+                                std::to_string(c.last_prompt_size()) + " positions for its prompt");
         out << "\n" << std::flush;
         err << turn_statistics(o.model_name, c.n_turns(), *r) << "\n" << std::flush;
-        if (r->reason == nexttok::finish_reason::cache_full) return context_full("the answer of turn " + std::to_string(c.n_turns()) + " was cut");
+        if (r->reason == nexttok::finish_reason::cache_full)
+            return context_full("the answer of turn " + std::to_string(c.n_turns()) + " was cut");
     }
 }
 

@@ -35,7 +35,8 @@ std::string mistral_template() {
 
 // The model copy with the template, written once into the build tree.
 std::filesystem::path templated_model() {
-    const std::filesystem::path out = std::filesystem::path(NEXTTOK_CHAT_TEST_DIR) / "stories260K-mistral-template.gguf";
+    const std::filesystem::path out =
+        std::filesystem::path(NEXTTOK_CHAT_TEST_DIR) / "stories260K-mistral-template.gguf";
     chat::write_gguf_with_chat_template(nexttok::test::data_path(stories_gguf), out, mistral_template());
     return out;
 }
@@ -143,13 +144,14 @@ TEST(chat, the_second_turn_prefills_only_its_new_tokens_and_answers_as_a_fresh_r
     for (const std::string& l : lines)
         if (l.find("] turn ") != std::string::npos) stats.push_back(l.substr(l.find('[')));
     ASSERT_EQ(stats.size(), 2u) << err.str();
-    const std::string want1 = "[" + m->file_name() + "] turn 1: prompt: " + std::to_string(p1.size()) + " tokens (0 reused, " +
-                              std::to_string(p1.size()) + " new), ";
+    const std::string want1 = "[" + m->file_name() + "] turn 1: prompt: " + std::to_string(p1.size()) +
+                              " tokens (0 reused, " + std::to_string(p1.size()) + " new), ";
     const std::string want2 = "[" + m->file_name() + "] turn 2: prompt: " + std::to_string(p2.size()) + " tokens (" +
                               std::to_string(reused) + " reused, " + std::to_string(p2.size() - reused) + " new), ";
     EXPECT_EQ(stats[0].substr(0, want1.size()), want1) << stats[0];
     EXPECT_EQ(stats[1].substr(0, want2.size()), want2) << stats[1];
-    EXPECT_TRUE(std::regex_search(stats[1], std::regex("\\| generated: [0-9]+ tokens, [0-9.]+ tokens/s \\| finish: (eos|max_new_tokens)$")))
+    EXPECT_TRUE(std::regex_search(
+        stats[1], std::regex("\\| generated: [0-9]+ tokens, [0-9.]+ tokens/s \\| finish: (eos|max_new_tokens)$")))
         << stats[1];
 
     // The oracle: turn 2's prompt run alone on a fresh cache gives the same answer.
@@ -165,7 +167,8 @@ TEST(chat, a_model_without_a_template_is_refused_and_chatml_works) {
         chat::choose_template(*m, "");
         ADD_FAILURE() << "a model without a template was accepted";
     } catch (const nexttok::invalid_argument_error& e) {
-        EXPECT_NE(std::string(e.what()).find("stories260K.gguf: the model carries no chat template"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("stories260K.gguf: the model carries no chat template"), std::string::npos)
+            << e.what();
         EXPECT_NE(std::string(e.what()).find("--chat-template chatml"), std::string::npos) << e.what();
     }
     EXPECT_THROW(chat::choose_template(*m, "no-such-template"), nexttok::invalid_argument_error);
@@ -183,7 +186,8 @@ TEST(chat, a_model_without_a_template_is_refused_and_chatml_works) {
     EXPECT_EQ(chat::run(c, "", in, out, err), chat::chat_end::exit_command);
     ASSERT_EQ(c.n_turns(), 1);
     // The prompt is ChatML's text, with the system message first (BOS prepended: stories260K wants one).
-    const std::string chatml = "<|im_start|>system\nBe kind.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n";
+    const std::string chatml =
+        "<|im_start|>system\nBe kind.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n";
     std::vector<nexttok::token_id> want = tok.encode(chatml, true);
     nexttok::generation_options eot = greedy(6);
     eot.eos_ids = chat::end_of_turn_ids(tok);
@@ -197,11 +201,12 @@ TEST(chat, a_model_without_a_template_is_refused_and_chatml_works) {
 // EOS and the end-of-turn tokens the vocabulary has, whatever their ids; texts it lacks add nothing.
 TEST(chat, end_of_turn_ids_are_eos_and_the_known_end_of_turn_tokens) {
     using nexttok::token_type;
-    std::vector<nexttok::token_data> t = {{"<unk>", 0.0f, token_type::unknown}, {"<s>", 0.0f, token_type::control},
-                                          {"</s>", 0.0f, token_type::control},  {"a", -1.0f, token_type::normal},
+    std::vector<nexttok::token_data> t = {{"<unk>", 0.0f, token_type::unknown},      {"<s>", 0.0f, token_type::control},
+                                          {"</s>", 0.0f, token_type::control},       {"a", -1.0f, token_type::normal},
                                           {"<|eot_id|>", 0.0f, token_type::control}, {"b", -1.0f, token_type::normal},
                                           {"<|im_end|>", 0.0f, token_type::control}};
-    const nexttok::tokenizer tok(nexttok::spm_tokenizer(nexttok::vocabulary(std::move(t), {.bos = 1, .eos = 2, .unk = 0}), {}));
+    const nexttok::tokenizer tok(
+        nexttok::spm_tokenizer(nexttok::vocabulary(std::move(t), {.bos = 1, .eos = 2, .unk = 0}), {}));
     EXPECT_EQ(chat::end_of_turn_ids(tok), (std::vector<nexttok::token_id>{2, 6, 4}));
     EXPECT_EQ(chat::template_variables(tok).dump(), R"({"bos_token":"<s>","eos_token":"</s>"})");
 }
@@ -216,7 +221,8 @@ TEST(chat, a_template_file_overrides_the_model_s_own) {
     std::ofstream(file) << source;
     const nexttok::chat_template t = chat::choose_template(*m, file.string());
     EXPECT_EQ(t.name(), "plain.jinja");
-    EXPECT_EQ(t.render(nlohmann::ordered_json::array({{{"role", "user"}, {"content", "Hi"}}}), true), "user: Hi\nassistant:");
+    EXPECT_EQ(t.render(nlohmann::ordered_json::array({{{"role", "user"}, {"content", "Hi"}}}), true),
+              "user: Hi\nassistant:");
 }
 
 TEST(chat, a_conversation_that_outgrows_the_context_ends_with_a_message) {
@@ -236,7 +242,8 @@ TEST(chat, a_conversation_that_outgrows_the_context_ends_with_a_message) {
     std::ostringstream out, err;
     EXPECT_EQ(chat::run(c, "Hello.", in, out, err), chat::chat_end::context_full);
     EXPECT_NE(err.str().find("the context is full at 40 positions"), std::string::npos) << err.str();
-    EXPECT_NE(err.str().find("the conversation ends here. For more room: --ctx-size up to 128"), std::string::npos) << err.str();
+    EXPECT_NE(err.str().find("the conversation ends here. For more room: --ctx-size up to 128"), std::string::npos)
+        << err.str();
     EXPECT_LE(cache.size(), 40);
 }
 

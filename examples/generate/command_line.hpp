@@ -28,10 +28,10 @@ namespace flags {
 
 // How a llama.cpp flag is read.
 enum class llama_flag_kind {
-    rename,          // the same setting under our name: `to`
-    ignore,          // a flag without a value, no meaning here: a note
-    ignore_value,    // a flag with one value, no meaning here: a note
-    ignore_toggle,   // a flag with an optional on/off/auto value (-fa): a note
+    rename,         // the same setting under our name: `to`
+    ignore,         // a flag without a value, no meaning here: a note
+    ignore_value,   // a flag with one value, no meaning here: a note
+    ignore_toggle,  // a flag with an optional on/off/auto value (-fa): a note
 };
 
 struct llama_flag {
@@ -58,12 +58,17 @@ inline constexpr std::array llama_flags{
     llama_flag{"-ts,--tensor-split", llama_flag_kind::ignore_value, no_gpu},
     llama_flag{"-dev,--device", llama_flag_kind::ignore_value, no_gpu},
     llama_flag{"-nkvo,--no-kv-offload", llama_flag_kind::ignore, no_gpu},
-    llama_flag{"-fa,--flash-attn", llama_flag_kind::ignore_toggle, "attention is always computed in one fused pass over the cache here"},
-    llama_flag{"-b,--batch-size", llama_flag_kind::ignore_value, "the prompt is prefilled in one call, in tiles the decoder chooses"},
-    llama_flag{"-ub,--ubatch-size", llama_flag_kind::ignore_value, "the prompt is prefilled in one call, in tiles the decoder chooses"},
+    llama_flag{"-fa,--flash-attn", llama_flag_kind::ignore_toggle,
+               "attention is always computed in one fused pass over the cache here"},
+    llama_flag{"-b,--batch-size", llama_flag_kind::ignore_value,
+               "the prompt is prefilled in one call, in tiles the decoder chooses"},
+    llama_flag{"-ub,--ubatch-size", llama_flag_kind::ignore_value,
+               "the prompt is prefilled in one call, in tiles the decoder chooses"},
     llama_flag{"-tb,--threads-batch", llama_flag_kind::ignore_value, "--threads serves the prefill and the decoding"},
-    llama_flag{"-np,--parallel", llama_flag_kind::ignore_value, "generate runs one sequence (see examples/batch and the server)"},
-    llama_flag{"-cb,--cont-batching", llama_flag_kind::ignore, "generate runs one sequence (see examples/batch and the server)"},
+    llama_flag{"-np,--parallel", llama_flag_kind::ignore_value,
+               "generate runs one sequence (see examples/batch and the server)"},
+    llama_flag{"-cb,--cont-batching", llama_flag_kind::ignore,
+               "generate runs one sequence (see examples/batch and the server)"},
     llama_flag{"--mlock", llama_flag_kind::ignore, "the model file is mapped read-only and not locked"},
     llama_flag{"--no-mmap", llama_flag_kind::ignore, "the model file is always mapped"},
     llama_flag{"--numa", llama_flag_kind::ignore_value, "no NUMA placement here"},
@@ -73,7 +78,8 @@ inline constexpr std::array llama_flags{
     llama_flag{"-i,--interactive,-if,--interactive-first", llama_flag_kind::ignore, "use --chat for a conversation"},
     llama_flag{"-st,--single-turn", llama_flag_kind::ignore, "--chat ends at the end of its input"},
     llama_flag{"--no-warmup", llama_flag_kind::ignore, "no warm-up run is made"},
-    llama_flag{"-sp,--special", llama_flag_kind::ignore, "special tokens are never printed (--special parses them in the prompt)"},
+    llama_flag{"-sp,--special", llama_flag_kind::ignore,
+               "special tokens are never printed (--special parses them in the prompt)"},
     llama_flag{"--no-display-prompt", llama_flag_kind::ignore, "the prompt is printed before the continuation"},
     llama_flag{"--no-perf", llama_flag_kind::ignore, "the timings always go to stderr"},
     llama_flag{"-v,--verbose,--log-verbose", llama_flag_kind::ignore, "statistics always go to stderr"},
@@ -111,7 +117,9 @@ inline bool is_single_dash_word(std::string_view a) {
 inline std::vector<std::string> translate_llama_flags(const CLI::App& app, int argc, const char* const* argv,
                                                       std::vector<std::string>& notes) {
     // An option of ours that takes a value: the next argument is that value, even when it starts with a dash.
-    const auto takes_value = [](const CLI::Option* o) { return o != nullptr && o->get_items_expected_max() > 0; };
+    const auto takes_value = [](const CLI::Option* o) {
+        return o != nullptr && o->get_items_expected_max() > 0;
+    };
     std::vector<std::string> out;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -129,31 +137,37 @@ inline std::vector<std::string> translate_llama_flags(const CLI::App& app, int a
                 switch (f->kind) {
                     case llama_flag_kind::rename: {
                         out.push_back(std::string(f->to_or_why) + (attached ? a.substr(eq) : ""));
-                        if (takes_value(app.get_option_no_throw(std::string(f->to_or_why))) && next_is_value) out.emplace_back(argv[++i]);
+                        if (takes_value(app.get_option_no_throw(std::string(f->to_or_why))) && next_is_value)
+                            out.emplace_back(argv[++i]);
                         continue;
                     }
                     case llama_flag_kind::ignore:
                         notes.push_back("note: " + a + " ignored: " + std::string(f->to_or_why));
                         continue;
                     case llama_flag_kind::ignore_value:
-                        if (!attached && !next_is_value) throw CLI::ArgumentMismatch(name + " needs a value", CLI::ExitCodes::ArgumentMismatch);
-                        notes.push_back("note: " + a + (attached ? "" : " " + std::string(argv[i + 1])) + " ignored: " + std::string(f->to_or_why));
+                        if (!attached && !next_is_value)
+                            throw CLI::ArgumentMismatch(name + " needs a value", CLI::ExitCodes::ArgumentMismatch);
+                        notes.push_back("note: " + a + (attached ? "" : " " + std::string(argv[i + 1])) +
+                                        " ignored: " + std::string(f->to_or_why));
                         if (!attached) ++i;
                         continue;
                     case llama_flag_kind::ignore_toggle: {
                         std::string value = attached ? a.substr(eq + 1) : "";
                         if (next_is_value) {
                             const std::string_view next = argv[i + 1];
-                            if (next == "on" || next == "off" || next == "auto" || next == "1" || next == "0") value = argv[++i];
+                            if (next == "on" || next == "off" || next == "auto" || next == "1" || next == "0")
+                                value = argv[++i];
                         }
-                        notes.push_back("note: " + name + (value.empty() ? "" : " " + value) + " ignored: " + std::string(f->to_or_why));
+                        notes.push_back("note: " + name + (value.empty() ? "" : " " + value) +
+                                        " ignored: " + std::string(f->to_or_why));
                         continue;
                     }
                 }
             }
             if (is_single_dash_word(a))
-                throw CLI::ExtrasError("unknown flag " + a + " (one-letter flags take one dash, long ones two; see --help)",
-                                       CLI::ExitCodes::ExtrasError);
+                throw CLI::ExtrasError(
+                    "unknown flag " + a + " (one-letter flags take one dash, long ones two; see --help)",
+                    CLI::ExitCodes::ExtrasError);
         }
         out.push_back(a);
         if (takes_value(ours) && !attached && i + 1 < argc) out.emplace_back(argv[++i]);

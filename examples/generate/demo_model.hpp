@@ -19,9 +19,8 @@ inline constexpr std::uint64_t seed = 1234;
 inline nexttok::tokenizer make_tokenizer() {
     using nexttok::token_data;
     using nexttok::token_type;
-    std::vector<token_data> tokens = {{"<unk>", 0.0f, token_type::unknown},
-                                      {"<s>", 0.0f, token_type::control},
-                                      {"</s>", 0.0f, token_type::control}};
+    std::vector<token_data> tokens = {
+        {"<unk>", 0.0f, token_type::unknown}, {"<s>", 0.0f, token_type::control}, {"</s>", 0.0f, token_type::control}};
     std::istringstream words(
         "the a and to of was in he she it is they with that for on his her said one day little big "
         "time there were had but so very happy saw went play wanted named friend mom dog cat tree "

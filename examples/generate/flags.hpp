@@ -64,12 +64,12 @@ namespace flags {
 
 // Flags whose text needs parsing after CLI11 is done.
 struct generation_flags {
-    std::vector<std::string> logit_bias;       // "ID=BIAS"
-    std::vector<std::string> ban_sequences;    // "ID,ID,..."
-    std::vector<std::string> stop_sequences;   // "ID,ID,..."
-    std::vector<std::string> dry_breakers;     // replaces the defaults when given
-    std::string samplers;                      // "penalties;dry;..." or llama / hf
-    std::string sampling_seq;                  // "edskypmxt"
+    std::vector<std::string> logit_bias;      // "ID=BIAS"
+    std::vector<std::string> ban_sequences;   // "ID,ID,..."
+    std::vector<std::string> stop_sequences;  // "ID,ID,..."
+    std::vector<std::string> dry_breakers;    // replaces the defaults when given
+    std::string samplers;                     // "penalties;dry;..." or llama / hf
+    std::string sampling_seq;                 // "edskypmxt"
     std::int64_t timeout_ms = 0;
     bool no_penalize_prompt = false;
 };
@@ -82,13 +82,28 @@ inline std::string process_escapes(const std::string& s) {
             continue;
         }
         switch (s[++i]) {
-            case 'n': out += '\n'; break;
-            case 't': out += '\t'; break;
-            case 'r': out += '\r'; break;
-            case '\\': out += '\\'; break;
-            case '"': out += '"'; break;
-            case '\'': out += '\''; break;
-            default: out += '\\'; out += s[i]; break;
+            case 'n':
+                out += '\n';
+                break;
+            case 't':
+                out += '\t';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case '\\':
+                out += '\\';
+                break;
+            case '"':
+                out += '"';
+                break;
+            case '\'':
+                out += '\'';
+                break;
+            default:
+                out += '\\';
+                out += s[i];
+                break;
         }
     }
     return out;
@@ -141,59 +156,89 @@ inline nexttok::token_bias parse_logit_bias(const std::string& text) {
 inline void add_generation_flags(CLI::App& app, nexttok::generation_options& g, generation_flags& f) {
     nexttok::sampling_options& s = g.sampling;
     // Length and stop conditions.
-    app.add_option("-n,--n-predict", g.max_new_tokens, "tokens to generate at most (-1: until EOS or the context is full)")->capture_default_str();
-    app.add_option("--max-length", g.max_length, "prompt + generated tokens at most (0: no limit)")->capture_default_str();
-    app.add_option("--min-new-tokens", g.min_new_tokens, "EOS cannot be drawn before this many tokens")->capture_default_str();
+    app.add_option("-n,--n-predict", g.max_new_tokens,
+                   "tokens to generate at most (-1: until EOS or the context is full)")
+        ->capture_default_str();
+    app.add_option("--max-length", g.max_length, "prompt + generated tokens at most (0: no limit)")
+        ->capture_default_str();
+    app.add_option("--min-new-tokens", g.min_new_tokens, "EOS cannot be drawn before this many tokens")
+        ->capture_default_str();
     app.add_flag("--ignore-eos", g.ignore_eos, "never draw EOS, never stop at it");
-    app.add_option("--stop", g.stop, "stop string, matched on the text across tokens (repeatable)")->allow_extra_args(false);
+    app.add_option("--stop", g.stop, "stop string, matched on the text across tokens (repeatable)")
+        ->allow_extra_args(false);
     app.add_flag("--include-stop", g.include_stop_string, "keep the stop string at the end of the text");
-    app.add_option("--stop-sequence", f.stop_sequences, "token ids ID,ID,... that stop generation (repeatable)")->allow_extra_args(false);
+    app.add_option("--stop-sequence", f.stop_sequences, "token ids ID,ID,... that stop generation (repeatable)")
+        ->allow_extra_args(false);
     app.add_option("--timeout", f.timeout_ms, "wall-clock budget in milliseconds (0: none)")->capture_default_str();
     // Outputs.
-    app.add_option("--logprobs", g.n_logprobs, "print the N most likely tokens and log-probabilities per step")->capture_default_str();
-    app.add_option("--n-samples", g.n_samples, "independent samples of the prompt, on one shared prefill")->capture_default_str();
+    app.add_option("--logprobs", g.n_logprobs, "print the N most likely tokens and log-probabilities per step")
+        ->capture_default_str();
+    app.add_option("--n-samples", g.n_samples, "independent samples of the prompt, on one shared prefill")
+        ->capture_default_str();
     // Sampling.
     app.add_option("--temperature,--temp", s.temperature, "sampling temperature (0: greedy)")->capture_default_str();
     app.add_option("--dynatemp-range", s.dynatemp_range, "dynamic temperature range (0: off)")->capture_default_str();
     app.add_option("--dynatemp-exp", s.dynatemp_exponent, "dynamic temperature exponent")->capture_default_str();
     app.add_option("--top-k", s.top_k, "keep the k most likely tokens (0: off)")->capture_default_str();
     app.add_option("--top-p", s.top_p, "nucleus sampling threshold (1: off)")->capture_default_str();
-    app.add_option("--min-p", s.min_p, "drop tokens below min-p times the top probability (0: off)")->capture_default_str();
-    app.add_option("--typical,--typical-p", s.typical_p, "locally typical sampling mass (1: off)")->capture_default_str();
-    app.add_option("--top-n-sigma", s.top_n_sigma, "keep logits within n standard deviations of the top (<= 0: off)")->capture_default_str();
-    app.add_option("--epsilon-cutoff", s.epsilon_cutoff, "drop tokens with probability below epsilon (0: off)")->capture_default_str();
+    app.add_option("--min-p", s.min_p, "drop tokens below min-p times the top probability (0: off)")
+        ->capture_default_str();
+    app.add_option("--typical,--typical-p", s.typical_p, "locally typical sampling mass (1: off)")
+        ->capture_default_str();
+    app.add_option("--top-n-sigma", s.top_n_sigma, "keep logits within n standard deviations of the top (<= 0: off)")
+        ->capture_default_str();
+    app.add_option("--epsilon-cutoff", s.epsilon_cutoff, "drop tokens with probability below epsilon (0: off)")
+        ->capture_default_str();
     app.add_option("--eta-cutoff", s.eta_cutoff, "eta sampling epsilon (0: off)")->capture_default_str();
-    app.add_option("--xtc-probability", s.xtc_probability, "XTC: chance of excluding the top choices (0: off)")->capture_default_str();
-    app.add_option("--xtc-threshold", s.xtc_threshold, "XTC: probability threshold of a top choice (> 0.5: off)")->capture_default_str();
-    app.add_option("--min-keep", s.min_keep, "top-p, min-p, typical, XTC, epsilon, eta keep at least this many")->capture_default_str();
+    app.add_option("--xtc-probability", s.xtc_probability, "XTC: chance of excluding the top choices (0: off)")
+        ->capture_default_str();
+    app.add_option("--xtc-threshold", s.xtc_threshold, "XTC: probability threshold of a top choice (> 0.5: off)")
+        ->capture_default_str();
+    app.add_option("--min-keep", s.min_keep, "top-p, min-p, typical, XTC, epsilon, eta keep at least this many")
+        ->capture_default_str();
     app.add_option("--repeat-penalty", s.repeat_penalty, "repetition penalty (1: off)")->capture_default_str();
-    app.add_option("--repeat-last-n", s.repeat_last_n, "tokens the penalties look at (-1: all, 0: off)")->capture_default_str();
+    app.add_option("--repeat-last-n", s.repeat_last_n, "tokens the penalties look at (-1: all, 0: off)")
+        ->capture_default_str();
     app.add_option("--frequency-penalty", s.frequency_penalty, "frequency penalty (0: off)")->capture_default_str();
     app.add_option("--presence-penalty", s.presence_penalty, "presence penalty (0: off)")->capture_default_str();
     app.add_flag("--no-penalize-prompt", f.no_penalize_prompt, "penalties, DRY, no-repeat-n-gram ignore the prompt");
     app.add_option("--dry-multiplier", s.dry_multiplier, "DRY multiplier (0: off)")->capture_default_str();
     app.add_option("--dry-base", s.dry_base, "DRY base")->capture_default_str();
-    app.add_option("--dry-allowed-length", s.dry_allowed_length, "DRY: longest repetition not penalized")->capture_default_str();
-    app.add_option("--dry-penalty-last-n", s.dry_penalty_last_n, "DRY: tokens looked at (-1: all, 0: off)")->capture_default_str();
-    app.add_option("--dry-sequence-breaker", f.dry_breakers, "DRY sequence breaker, replaces the defaults \\n : \" * (repeatable; none: no breakers)")->allow_extra_args(false);
-    app.add_option("--no-repeat-ngram-size", s.no_repeat_ngram_size, "n-grams of this size never repeat (0: off)")->capture_default_str();
-    app.add_option("--logit-bias", f.logit_bias, "ID=BIAS added to a token's logit; ID=-inf bans it (repeatable)")->allow_extra_args(false);
-    app.add_option("--ban-sequence", f.ban_sequences, "token ids ID,ID,... never generated in a row (repeatable)")->allow_extra_args(false);
-    app.add_option("--mirostat", s.mirostat, "mirostat version: 0 off, 1, 2 (replaces the other samplers)")->capture_default_str()->check(CLI::Range(0, 2));
+    app.add_option("--dry-allowed-length", s.dry_allowed_length, "DRY: longest repetition not penalized")
+        ->capture_default_str();
+    app.add_option("--dry-penalty-last-n", s.dry_penalty_last_n, "DRY: tokens looked at (-1: all, 0: off)")
+        ->capture_default_str();
+    app.add_option("--dry-sequence-breaker", f.dry_breakers,
+                   "DRY sequence breaker, replaces the defaults \\n : \" * (repeatable; none: no breakers)")
+        ->allow_extra_args(false);
+    app.add_option("--no-repeat-ngram-size", s.no_repeat_ngram_size, "n-grams of this size never repeat (0: off)")
+        ->capture_default_str();
+    app.add_option("--logit-bias", f.logit_bias, "ID=BIAS added to a token's logit; ID=-inf bans it (repeatable)")
+        ->allow_extra_args(false);
+    app.add_option("--ban-sequence", f.ban_sequences, "token ids ID,ID,... never generated in a row (repeatable)")
+        ->allow_extra_args(false);
+    app.add_option("--mirostat", s.mirostat, "mirostat version: 0 off, 1, 2 (replaces the other samplers)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 2));
     app.add_option("--mirostat-lr", s.mirostat_eta, "mirostat learning rate eta")->capture_default_str();
     app.add_option("--mirostat-ent", s.mirostat_tau, "mirostat target entropy tau")->capture_default_str();
     app.add_option("-s,--seed", s.seed, "seed of every random draw")->capture_default_str();
-    app.add_option("--samplers", f.samplers, "sampler order, ';'-separated (penalties;dry;top_n_sigma;top_k;typ_p;top_p;min_p;xtc;temperature), or llama / hf");
-    app.add_option("--sampling-seq", f.sampling_seq, "sampler order as characters (llama.cpp's edskypmxt; c epsilon, a eta, n no-repeat-ngram)");
+    app.add_option("--samplers", f.samplers,
+                   "sampler order, ';'-separated (penalties;dry;top_n_sigma;top_k;typ_p;top_p;min_p;xtc;temperature), "
+                   "or llama / hf");
+    app.add_option("--sampling-seq", f.sampling_seq,
+                   "sampler order as characters (llama.cpp's edskypmxt; c epsilon, a eta, n no-repeat-ngram)");
 }
 
 // Generation past the end of the cache (generate only: the scheduler of batch has no context shift).
 inline void add_context_flags(CLI::App& app, nexttok::generation_options& g) {
-    app.add_flag("--context-shift", g.context_shift,
-                 "when the context (--ctx-size) is full, keep the first --keep prompt tokens, drop half of the rest and go on, "
-                 "so that generation runs past the context (llama.cpp's context shift)");
+    app.add_flag(
+        "--context-shift", g.context_shift,
+        "when the context (--ctx-size) is full, keep the first --keep prompt tokens, drop half of the rest and go on, "
+        "so that generation runs past the context (llama.cpp's context shift)");
     app.add_option("--keep", g.keep, "prompt tokens a context shift keeps, besides BOS (-1: the whole prompt)")
-        ->capture_default_str()->check(CLI::Range(std::int64_t{-1}, INT64_MAX));
+        ->capture_default_str()
+        ->check(CLI::Range(std::int64_t{-1}, INT64_MAX));
 }
 
 // Throws nexttok::invalid_argument_error for malformed flag text.
@@ -211,7 +256,8 @@ inline void finish_generation_flags(nexttok::generation_options& g, const genera
         throw nexttok::invalid_argument_error("give --samplers or --sampling-seq, not both");
     if (!f.samplers.empty()) g.sampling.sampler_order = nexttok::parse_sampler_order(f.samplers);
     if (!f.sampling_seq.empty()) g.sampling.sampler_order = nexttok::parse_sampler_chars(f.sampling_seq);
-    if (f.timeout_ms < 0) throw nexttok::invalid_argument_error("--timeout: " + std::to_string(f.timeout_ms) + " ms: must be >= 0");
+    if (f.timeout_ms < 0)
+        throw nexttok::invalid_argument_error("--timeout: " + std::to_string(f.timeout_ms) + " ms: must be >= 0");
     g.timeout = std::chrono::milliseconds(f.timeout_ms);
     g.sampling.penalize_prompt = !f.no_penalize_prompt;
 }
@@ -238,9 +284,11 @@ inline void add_speculative_flags(CLI::App& app, speculative_flags& f) {
                    "speculative decoding by prompt lookup: draft what followed the last N tokens (or N-1, ..., 1) "
                    "where they occurred before (0: off)")
         ->capture_default_str();
-    f.draft_max = app.add_option("--draft-max", f.options.draft_max, "tokens drafted per round at most (k adapts between --draft-min and this)")
+    f.draft_max = app.add_option("--draft-max", f.options.draft_max,
+                                 "tokens drafted per round at most (k adapts between --draft-min and this)")
                       ->capture_default_str();
-    f.draft_min = app.add_option("--draft-min", f.options.draft_min, "fewest tokens drafted per round when k shrinks after a rejection")
+    f.draft_min = app.add_option("--draft-min", f.options.draft_min,
+                                 "fewest tokens drafted per round when k shrinks after a rejection")
                       ->capture_default_str();
 }
 
@@ -249,16 +297,18 @@ inline void finish_speculative_flags(const speculative_flags& f, const nexttok::
     if (!f.draft_model.empty() && f.lookup_ngram != 0)
         throw nexttok::invalid_argument_error("give --draft-model or --lookup-ngram, not both (one drafter)");
     if (f.lookup_ngram < 0)
-        throw nexttok::invalid_argument_error("--lookup-ngram " + std::to_string(f.lookup_ngram) + ": must be >= 1 (0: off)");
+        throw nexttok::invalid_argument_error("--lookup-ngram " + std::to_string(f.lookup_ngram) +
+                                              ": must be >= 1 (0: off)");
     if (!f.enabled()) {
         if (f.draft_max->count() > 0 || f.draft_min->count() > 0)
-            throw nexttok::invalid_argument_error("--draft-max and --draft-min need a drafter: give --draft-model or --lookup-ngram");
+            throw nexttok::invalid_argument_error(
+                "--draft-max and --draft-min need a drafter: give --draft-model or --lookup-ngram");
         return;
     }
     f.options.validate();
     if (g.n_samples != 1)
-        throw nexttok::invalid_argument_error("--n-samples " + std::to_string(g.n_samples) + ": speculative decoding (" +
-                                              f.drafter_flag() + ") generates one sample");
+        throw nexttok::invalid_argument_error("--n-samples " + std::to_string(g.n_samples) +
+                                              ": speculative decoding (" + f.drafter_flag() + ") generates one sample");
 }
 
 }  // namespace flags

@@ -37,17 +37,32 @@ int main(int argc, char** argv) {
     bool per_token = false;
     bool check_tensors = false;
     CLI::App app{"nexttok score: log-probability and perplexity of a text under a model"};
-    app.add_option("-m,--model", model_path, "GGUF file, Hugging Face directory or llama2.c checkpoint")->required()->check(CLI::ExistingPath);
-    app.add_option("--tokenizer", tokenizer_path, "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")->check(CLI::ExistingPath);
-    app.add_option("-p,--prompt", prompt, "context the text follows (not scored); BOS is prepended when the model asks for it");
+    app.add_option("-m,--model", model_path, "GGUF file, Hugging Face directory or llama2.c checkpoint")
+        ->required()
+        ->check(CLI::ExistingPath);
+    app.add_option(
+           "--tokenizer", tokenizer_path,
+           "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")
+        ->check(CLI::ExistingPath);
+    app.add_option("-p,--prompt", prompt,
+                   "context the text follows (not scored); BOS is prepended when the model asks for it");
     app.add_option("--text", text, "the text to score")->required();
-    app.add_option("-c,--ctx-size", context, "positions per forward pass (0: the model's context length); a longer text is scored in windows of this size")
-        ->capture_default_str()->check(CLI::NonNegativeNumber);
-    app.add_option("--stride", stride, "with windows: tokens each window moves on and scores, after the rest of it as context (0: half the window)")
-        ->capture_default_str()->check(CLI::NonNegativeNumber);
-    app.add_option("-t,--threads", threads, "threads (0: one per hardware thread)")->capture_default_str()->check(CLI::Range(0, 1024));
+    app.add_option("-c,--ctx-size", context,
+                   "positions per forward pass (0: the model's context length); a longer text is scored in windows of "
+                   "this size")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    app.add_option(
+           "--stride", stride,
+           "with windows: tokens each window moves on and scores, after the rest of it as context (0: half the window)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("-t,--threads", threads, "threads (0: one per hardware thread)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 1024));
     app.add_flag("--per-token", per_token, "print every token's log-probability");
-    app.add_flag("--check-tensors", check_tensors, "scan every weight for NaN and inf when loading (by default only models up to 2 GiB)");
+    app.add_flag("--check-tensors", check_tensors,
+                 "scan every weight for NaN and inf when loading (by default only models up to 2 GiB)");
     flags::add_version_flag(app, "score");
     if (const int status = flags::parse_command_line(app, argc, argv); status >= 0) return status;
 
@@ -59,7 +74,8 @@ int main(int argc, char** argv) {
         const nexttok::tokenizer tok_value = nexttok::load_model_tokenizer(*model, tokenizer_path);
         const nexttok::tokenizer* tok = &tok_value;
         const bool bos = tok->default_add_bos();
-        if (prompt.empty() && !bos) throw nexttok::invalid_argument_error("the model adds no BOS: give a --prompt to condition the text on");
+        if (prompt.empty() && !bos)
+            throw nexttok::invalid_argument_error("the model adds no BOS: give a --prompt to condition the text on");
         // The text tokenized as part of prompt + text (nexttok::encode_continuation).
         const nexttok::prompt_and_continuation split = nexttok::encode_continuation(*tok, prompt, text, bos);
         std::vector<nexttok::token_id> whole = split.prompt;
@@ -68,26 +84,34 @@ int main(int argc, char** argv) {
         const std::span<const nexttok::token_id> all(whole);
 
         if (context > c.max_seq_len && c.rope_scaling.type == nexttok::rope_scaling_type::none)
-            std::fprintf(stderr, "[%s] warning: --ctx-size %lld is more than the %lld positions the model was trained on, and it has no "
-                                 "RoPE scaling: the scores past position %lld mean little\n",
-                         model->file_name().c_str(), static_cast<long long>(context), static_cast<long long>(c.max_seq_len),
-                         static_cast<long long>(c.max_seq_len));
+            std::fprintf(
+                stderr,
+                "[%s] warning: --ctx-size %lld is more than the %lld positions the model was trained on, and it has no "
+                "RoPE scaling: the scores past position %lld mean little\n",
+                model->file_name().c_str(), static_cast<long long>(context), static_cast<long long>(c.max_seq_len),
+                static_cast<long long>(c.max_seq_len));
         const std::int64_t window = context > 0 ? context : c.max_seq_len;
-        const nexttok::score_window_options windows{.window = window, .stride = stride, .bos = bos ? tok->bos() : nexttok::no_token};
+        const nexttok::score_window_options windows{
+            .window = window, .stride = stride, .bos = bos ? tok->bos() : nexttok::no_token};
         const bool windowed = static_cast<std::int64_t>(whole.size()) > window;
         if (windowed) {
             if (stride >= window)
-                throw nexttok::invalid_argument_error("--stride " + std::to_string(stride) + ": expected less than the window of " +
-                                                      std::to_string(window) + " positions (--ctx-size)");
+                throw nexttok::invalid_argument_error("--stride " + std::to_string(stride) +
+                                                      ": expected less than the window of " + std::to_string(window) +
+                                                      " positions (--ctx-size)");
             const std::int64_t s = stride > 0 ? stride : window / 2;
-            std::fprintf(stderr, "[%s] the text has %zu tokens, more than the context of %lld positions: scoring it in windows of %lld "
-                                 "tokens as llama.cpp's perplexity tool does; each window after the first moves on by %lld tokens "
-                                 "(--stride) and scores them after the %lld before them%s\n",
-                         model->file_name().c_str(), whole.size(), static_cast<long long>(window), static_cast<long long>(window),
-                         static_cast<long long>(s), static_cast<long long>(window - s), bos ? " (the first of them replaced by BOS)" : "");
+            std::fprintf(
+                stderr,
+                "[%s] the text has %zu tokens, more than the context of %lld positions: scoring it in windows of %lld "
+                "tokens as llama.cpp's perplexity tool does; each window after the first moves on by %lld tokens "
+                "(--stride) and scores them after the %lld before them%s\n",
+                model->file_name().c_str(), whole.size(), static_cast<long long>(window),
+                static_cast<long long>(window), static_cast<long long>(s), static_cast<long long>(window - s),
+                bos ? " (the first of them replaced by BOS)" : "");
         }
 
-        nexttok::decoder<float> dec(model, threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+        nexttok::decoder<float> dec(
+            model, threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
         nexttok::no_cache<float> cache(c, window);  // one pass per window: nothing to keep
         const auto r = nexttok::score_windows(dec, cache, all.first(n_prompt), all.subspan(n_prompt), windows);
         if (windowed)
@@ -96,8 +120,8 @@ int main(int argc, char** argv) {
 
         if (per_token)
             for (std::size_t i = 0; i < r.token_logprobs.size(); ++i)
-                std::printf("%5d %-16s %9.4f\n", whole[n_prompt + i], ("'" + tok->token_to_piece(whole[n_prompt + i]) + "'").c_str(),
-                            r.token_logprobs[i]);
+                std::printf("%5d %-16s %9.4f\n", whole[n_prompt + i],
+                            ("'" + tok->token_to_piece(whole[n_prompt + i]) + "'").c_str(), r.token_logprobs[i]);
         std::printf("tokens: %lld scored after %zu prompt tokens\n", static_cast<long long>(r.n_tokens()), n_prompt);
         std::printf("log-probability: %.4f nats (%.4f bits)\n", r.logprob, r.logprob / std::log(2.0));
         std::printf("perplexity: %.4f\n", r.perplexity());

@@ -39,10 +39,10 @@ struct choice_event {
     std::string text;                          // newly released text (may be empty)
     nexttok::token_id id = nexttok::no_token;  // no_token: text released at the end, no new token
     float logprob = 0.0f;
-    std::vector<nexttok::token_logprob> top;   // alternatives, when asked
+    std::vector<nexttok::token_logprob> top;                       // alternatives, when asked
     nexttok::finish_reason reason = nexttok::finish_reason::none;  // when finished
-    std::int64_t n_tokens = 0;                 // when finished: tokens generated
-    std::string error;                         // when finished with reason error: the message
+    std::int64_t n_tokens = 0;                                     // when finished: tokens generated
+    std::string error;                                             // when finished with reason error: the message
 };
 
 // The event queue of one HTTP request. push() from the engine thread, pop() from the request's thread.
@@ -90,7 +90,8 @@ public:
     // Queues one request per choice (all with this prompt). Null when the server is full or
     // stopping; invalid_argument_error (nothing queued) for a prompt that is empty, too long for the
     // context or holds a token outside the vocabulary.
-    virtual std::shared_ptr<job> submit(const std::vector<nexttok::token_id>& prompt, const std::vector<nexttok::generation_options>& choices) = 0;
+    virtual std::shared_ptr<job> submit(const std::vector<nexttok::token_id>& prompt,
+                                        const std::vector<nexttok::generation_options>& choices) = 0;
     // Ends the job's unfinished requests (their end events follow); no-op for a finished job.
     virtual void cancel(const job& j) = 0;
     // Ends every request in flight and refuses new ones.
@@ -103,25 +104,31 @@ public:
 };
 
 struct engine_options {
-    int threads = 1;                            // the decoder's
-    nexttok::scheduler_options schedule;        // max_running = --parallel
-    nexttok::paged_cache_options pool;          // n_blocks, block_size, max_seq_len, prefix_caching
-    std::int64_t limit = 68;                    // choices in flight at most (--parallel + --queue)
+    int threads = 1;                      // the decoder's
+    nexttok::scheduler_options schedule;  // max_running = --parallel
+    nexttok::paged_cache_options pool;    // n_blocks, block_size, max_seq_len, prefix_caching
+    std::int64_t limit = 68;              // choices in flight at most (--parallel + --queue)
 };
 
 template <class Scalar, class Pool>
 class engine_impl final : public engine {
 public:
     // The model and tokenizer must outlive the engine. Starts the engine thread.
-    engine_impl(std::shared_ptr<const nexttok::model> model, const nexttok::tokenizer& tok, const engine_options& o, metrics& m)
-        : dec_(std::move(model), o.threads), pool_(dec_.config(), o.pool), sched_(dec_, pool_, &tok, o.schedule), metrics_(&m), limit_(o.limit) {
+    engine_impl(std::shared_ptr<const nexttok::model> model, const nexttok::tokenizer& tok, const engine_options& o,
+                metrics& m)
+            : dec_(std::move(model), o.threads),
+              pool_(dec_.config(), o.pool),
+              sched_(dec_, pool_, &tok, o.schedule),
+              metrics_(&m),
+              limit_(o.limit) {
         kv_free_ = pool_.n_free_blocks();
         thread_ = std::thread([this] { loop_(); });
     }
 
     ~engine_impl() override { shutdown(); }
 
-    std::shared_ptr<job> submit(const std::vector<nexttok::token_id>& prompt, const std::vector<nexttok::generation_options>& choices) override {
+    std::shared_ptr<job> submit(const std::vector<nexttok::token_id>& prompt,
+                                const std::vector<nexttok::generation_options>& choices) override {
         const auto n = static_cast<std::int64_t>(choices.size());
         auto j = std::make_shared<job>(n, static_cast<std::int64_t>(prompt.size()));
         std::lock_guard lock(mutex_);
@@ -131,7 +138,8 @@ public:
         try {
             for (std::int64_t i = 0; i < n; ++i) {
                 auto timing = std::make_shared<choice_timing>(t0);
-                const nexttok::request_id id = sched_.submit(prompt, choices[static_cast<std::size_t>(i)], make_callback_(j, i, timing));
+                const nexttok::request_id id =
+                    sched_.submit(prompt, choices[static_cast<std::size_t>(i)], make_callback_(j, i, timing));
                 added.push_back({j, i, id, timing});
             }
         } catch (...) {
@@ -201,7 +209,8 @@ private:
         std::shared_ptr<choice_timing> timing;
     };
 
-    nexttok::token_callback make_callback_(const std::shared_ptr<job>& j, std::int64_t choice, const std::shared_ptr<choice_timing>& timing) {
+    nexttok::token_callback make_callback_(const std::shared_ptr<job>& j, std::int64_t choice,
+                                           const std::shared_ptr<choice_timing>& timing) {
         return [j, choice, timing, m = metrics_](const nexttok::token_event& e) {
             if (e.id != nexttok::no_token) {
                 const auto now = std::chrono::steady_clock::now();

@@ -30,8 +30,8 @@
 
 namespace server {
 
-inline void send_error(httplib::Response& res, int status, const std::string& message, const std::string& type, const std::string& param = {},
-                       const std::string& code = {}) {
+inline void send_error(httplib::Response& res, int status, const std::string& message, const std::string& type,
+                       const std::string& param = {}, const std::string& code = {}) {
     res.status = status;
     res.set_content(dump(error_body(message, type, param, code)), "application/json");
 }
@@ -40,7 +40,11 @@ inline void send_error(httplib::Response& res, int status, const std::string& me
 class answer_state {
 public:
     answer_state(std::shared_ptr<job> j, response_meta meta, const openai_request& r, const nexttok::tokenizer& tok)
-        : job_(std::move(j)), meta_(std::move(meta)), include_usage_(r.include_usage), tok_(&tok), choices_(static_cast<std::size_t>(r.n)) {
+            : job_(std::move(j)),
+              meta_(std::move(meta)),
+              include_usage_(r.include_usage),
+              tok_(&tok),
+              choices_(static_cast<std::size_t>(r.n)) {
         for (std::size_t i = 0; i < choices_.size(); ++i) choices_[i].index = static_cast<std::int64_t>(i);
         usage_.prompt_tokens = job_->n_prompt();
     }
@@ -82,8 +86,10 @@ public:
         const bool done = job_->pop(events, wait);
         std::vector<token_logprob_entry> unused;
         for (const choice_event& e : events) {
-            if (e.finished) absorb_(e);
-            else absorb_(e, unused);
+            if (e.finished)
+                absorb_(e);
+            else
+                absorb_(e, unused);
         }
         return done ? dump(completion_body(meta_, choices_, usage_)) : std::string();
     }
@@ -133,10 +139,13 @@ private:
 
 // The prompt of a parsed request; request_error when it cannot be built.
 inline std::vector<nexttok::token_id> request_prompt(const server_state& s, openai_request& r) {
-    if (r.kind == endpoint::completions) return r.prompt_text ? encode_text_prompt(*s.model, *r.prompt_text) : r.prompt_ids;
+    if (r.kind == endpoint::completions)
+        return r.prompt_text ? encode_text_prompt(*s.model, *r.prompt_text) : r.prompt_ids;
     if (!s.model->chat)
-        throw request_error("the model " + s.model->name + " has no chat template: start the server with --chat-template chatml "
-                            "(or --chat-template FILE, a Jinja template), or use /v1/completions", "messages");
+        throw request_error("the model " + s.model->name +
+                                " has no chat template: start the server with --chat-template chatml "
+                                "(or --chat-template FILE, a Jinja template), or use /v1/completions",
+                            "messages");
     try {
         std::vector<nexttok::token_id> prompt = encode_chat_prompt(*s.model, r.messages);
         r.options.eos_ids = s.model->end_of_turn;  // stop at the end of the assistant's turn
@@ -165,13 +174,15 @@ inline void handle_generation(server_state& s, endpoint kind, const httplib::Req
     }
     if (!j) {
         res.set_header("Retry-After", "1");
-        return send_error(res, 503, "the server is busy (all --parallel slots and the --queue are taken) or stopping: retry later",
-                          "server_busy");
+        return send_error(
+            res, 503, "the server is busy (all --parallel slots and the --queue are taken) or stopping: retry later",
+            "server_busy");
     }
 
     response_meta meta;
     meta.kind = kind;
-    meta.id = std::string(kind == endpoint::chat ? "chatcmpl-" : "cmpl-") + std::to_string(s.started) + "-" + std::to_string(s.next_id++);
+    meta.id = std::string(kind == endpoint::chat ? "chatcmpl-" : "cmpl-") + std::to_string(s.started) + "-" +
+              std::to_string(s.next_id++);
     meta.created = static_cast<std::int64_t>(std::time(nullptr));
     meta.model = r.model.empty() ? s.model->name : r.model;
     meta.logprobs = r.logprobs;
@@ -206,7 +217,9 @@ inline void handle_generation(server_state& s, endpoint kind, const httplib::Req
     if (r.stream) {
         res.set_header("Cache-Control", "no-cache");
         res.set_header("X-Accel-Buffering", "no");  // nginx: pass the events through unbuffered
-        auto next = [st](std::chrono::milliseconds wait, bool& done) { return st->next_stream_text(wait, done); };
+        auto next = [st](std::chrono::milliseconds wait, bool& done) {
+            return st->next_stream_text(wait, done);
+        };
         res.set_chunked_content_provider("text/event-stream", provider(next, ": keep-alive\n\n"), release);
     } else {
         auto next = [st](std::chrono::milliseconds wait, bool& done) {

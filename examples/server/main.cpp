@@ -37,22 +37,22 @@
 namespace {
 
 struct options {
-    std::string model_path;        // GGUF file, llama2.c checkpoint or HF directory; empty: the built-in demo
-    std::string tokenizer_path;    // tokenizer file or directory (required with a llama2.c checkpoint)
-    std::int64_t context = 0;      // positions one request may hold; 0: the model's context length
-    int threads = 0;               // 0: one per hardware thread
-    std::string scalar = "float";  // KV pool and activations: float, half or bf16
+    std::string model_path;             // GGUF file, llama2.c checkpoint or HF directory; empty: the built-in demo
+    std::string tokenizer_path;         // tokenizer file or directory (required with a llama2.c checkpoint)
+    std::int64_t context = 0;           // positions one request may hold; 0: the model's context length
+    int threads = 0;                    // 0: one per hardware thread
+    std::string scalar = "float";       // KV pool and activations: float, half or bf16
     std::string cache_type = "scalar";  // the pool in --scalar's type, or q8_0
-    std::string chat_template;     // a Jinja file or "chatml"; empty: the model's
+    std::string chat_template;          // a Jinja file or "chatml"; empty: the model's
     std::string host = "127.0.0.1";
-    int port = 8080;               // 0: a free port
-    std::int64_t parallel = 4;     // running requests at once
-    std::int64_t queue = 64;       // waiting requests beyond the running ones before 503
+    int port = 8080;            // 0: a free port
+    std::int64_t parallel = 4;  // running requests at once
+    std::int64_t queue = 64;    // waiting requests beyond the running ones before 503
     std::string api_key;
-    std::int64_t kv_blocks = 0;    // 0: enough for --parallel requests of --ctx-size positions
+    std::int64_t kv_blocks = 0;  // 0: enough for --parallel requests of --ctx-size positions
     std::int64_t block_size = 16;
     bool no_prefix_cache = false;
-    bool check_tensors = false;    // scan every weight for NaN and inf whatever the model's size
+    bool check_tensors = false;  // scan every weight for NaN and inf whatever the model's size
     std::int64_t batch_tokens = 256;
     std::int64_t max_body = 8 << 20;
     std::string alias;
@@ -73,10 +73,12 @@ void stop_on_signal(httplib::Server& svr, server::server_state& s) {
     char byte = 0;
     while (::read(signal_pipe[0], &byte, 1) < 0 && errno == EINTR) {
     }
-    if (byte == 1) std::cerr << "server: stopping (signal): cancelling " << s.eng->gauges().running << " running requests\n";
+    if (byte == 1)
+        std::cerr << "server: stopping (signal): cancelling " << s.eng->gauges().running << " running requests\n";
     s.eng->cancel_all();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (s.open_responses > 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    while (s.open_responses > 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
     svr.stop();
 }
 
@@ -107,7 +109,9 @@ int serve(const options& o, const server::model_context& m) {
 
     httplib::Server svr;
     const auto n_http_threads = static_cast<std::size_t>(o.parallel + o.queue + 4);
-    svr.new_task_queue = [n_http_threads] { return new httplib::ThreadPool(n_http_threads); };
+    svr.new_task_queue = [n_http_threads] {
+        return new httplib::ThreadPool(n_http_threads);
+    };
     svr.set_payload_max_length(static_cast<std::size_t>(o.max_body));
     server::install_routes(svr, s);
 
@@ -116,13 +120,17 @@ int serve(const options& o, const server::model_context& m) {
         port = svr.bind_to_any_port(o.host);
         if (port < 0) throw nexttok::io_error("--host " + o.host + ": cannot bind a port");
     } else if (!svr.bind_to_port(o.host, o.port)) {
-        throw nexttok::io_error("--host " + o.host + " --port " + std::to_string(o.port) + ": cannot bind (in use, or not an address of this machine?)");
+        throw nexttok::io_error("--host " + o.host + " --port " + std::to_string(o.port) +
+                                ": cannot bind (in use, or not an address of this machine?)");
     }
-    std::fprintf(stderr, "[%s] load: %.1f ms | KV pool: %lld blocks of %lld positions, %lld positions per request, prefix cache %s | "
-                         "parallel: %lld, queue: %lld | threads: %d | chat template: %s\n",
-                 m.name.c_str(), 1e3 * m.load_seconds, static_cast<long long>(eo.pool.n_blocks), static_cast<long long>(eo.pool.block_size),
-                 static_cast<long long>(eng.capacity()), eo.pool.prefix_caching ? "on" : "off", static_cast<long long>(o.parallel),
-                 static_cast<long long>(o.queue), eo.threads, m.chat ? m.chat->name().c_str() : "none (chat requests are refused)");
+    std::fprintf(
+        stderr,
+        "[%s] load: %.1f ms | KV pool: %lld blocks of %lld positions, %lld positions per request, prefix cache %s | "
+        "parallel: %lld, queue: %lld | threads: %d | chat template: %s\n",
+        m.name.c_str(), 1e3 * m.load_seconds, static_cast<long long>(eo.pool.n_blocks),
+        static_cast<long long>(eo.pool.block_size), static_cast<long long>(eng.capacity()),
+        eo.pool.prefix_caching ? "on" : "off", static_cast<long long>(o.parallel), static_cast<long long>(o.queue),
+        eo.threads, m.chat ? m.chat->name().c_str() : "none (chat requests are refused)");
     std::thread watcher([&] { stop_on_signal(svr, s); });
     std::printf("server listening on http://%s:%d\n", o.host.c_str(), port);
     std::fflush(stdout);
@@ -142,28 +150,55 @@ int serve_scalar(const options& o, const server::model_context& m) {
 }
 
 void add_server_flags(CLI::App& app, options& o) {
-    app.add_option("-m,--model", o.model_path, "GGUF file, Hugging Face directory or llama2.c checkpoint (default: built-in random demo model)")->check(CLI::ExistingPath);
-    app.add_option("--tokenizer", o.tokenizer_path, "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")->check(CLI::ExistingPath);
-    app.add_option("-c,--ctx-size", o.context, "positions one request may hold, prompt + generated (0: the model's context length)")
-        ->capture_default_str()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 24));
-    app.add_option("-t,--threads", o.threads, "threads of the decoder (0: one per hardware thread)")->capture_default_str()->check(CLI::Range(0, 1024));
-    app.add_option("--scalar", o.scalar, "type of the KV pool and activations")->capture_default_str()->check(CLI::IsMember({"float", "half", "bf16"}));
-    app.add_option("--cache-type", o.cache_type, "KV pool storage: scalar (--scalar's type) or q8_0")->capture_default_str()->check(CLI::IsMember({"scalar", "q8_0"}));
-    app.add_option("--chat-template", o.chat_template, "chat template: a Jinja file, or chatml (default: the model's own)");
+    app.add_option("-m,--model", o.model_path,
+                   "GGUF file, Hugging Face directory or llama2.c checkpoint (default: built-in random demo model)")
+        ->check(CLI::ExistingPath);
+    app.add_option(
+           "--tokenizer", o.tokenizer_path,
+           "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")
+        ->check(CLI::ExistingPath);
+    app.add_option("-c,--ctx-size", o.context,
+                   "positions one request may hold, prompt + generated (0: the model's context length)")
+        ->capture_default_str()
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 24));
+    app.add_option("-t,--threads", o.threads, "threads of the decoder (0: one per hardware thread)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 1024));
+    app.add_option("--scalar", o.scalar, "type of the KV pool and activations")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"float", "half", "bf16"}));
+    app.add_option("--cache-type", o.cache_type, "KV pool storage: scalar (--scalar's type) or q8_0")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"scalar", "q8_0"}));
+    app.add_option("--chat-template", o.chat_template,
+                   "chat template: a Jinja file, or chatml (default: the model's own)");
     app.add_option("--host", o.host, "address to listen on")->capture_default_str();
-    app.add_option("--port", o.port, "port to listen on (0: a free port, printed on stdout)")->capture_default_str()->check(CLI::Range(0, 65535));
-    app.add_option("--parallel", o.parallel, "requests generated at once")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1024}));
+    app.add_option("--port", o.port, "port to listen on (0: a free port, printed on stdout)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 65535));
+    app.add_option("--parallel", o.parallel, "requests generated at once")
+        ->capture_default_str()
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1024}));
     app.add_option("--queue", o.queue, "requests waiting beyond --parallel; more get 503 with Retry-After")
-        ->capture_default_str()->check(CLI::Range(std::int64_t{0}, std::int64_t{4096}));
+        ->capture_default_str()
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{4096}));
     app.add_option("--api-key", o.api_key, "require 'Authorization: Bearer KEY' on /v1/ endpoints");
     app.add_option("--kv-blocks", o.kv_blocks, "blocks of the KV pool (0: --parallel x --ctx-size positions)")
-        ->capture_default_str()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 24));
-    app.add_option("--block-size", o.block_size, "positions per KV block")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 16));
-    app.add_flag("--no-prefix-cache", o.no_prefix_cache, "compute every prompt's positions, even those another request shares");
-    app.add_flag("--check-tensors", o.check_tensors, "scan every weight for NaN and inf when loading (by default only models up to 2 GiB)");
+        ->capture_default_str()
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 24));
+    app.add_option("--block-size", o.block_size, "positions per KV block")
+        ->capture_default_str()
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 16));
+    app.add_flag("--no-prefix-cache", o.no_prefix_cache,
+                 "compute every prompt's positions, even those another request shares");
+    app.add_flag("--check-tensors", o.check_tensors,
+                 "scan every weight for NaN and inf when loading (by default only models up to 2 GiB)");
     app.add_option("-b,--batch-tokens", o.batch_tokens, "tokens of one forward call: decode tokens + prompt chunks")
-        ->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
-    app.add_option("--max-body", o.max_body, "largest request body in bytes (larger: 413)")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 34));
+        ->capture_default_str()
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
+    app.add_option("--max-body", o.max_body, "largest request body in bytes (larger: 413)")
+        ->capture_default_str()
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 34));
     app.add_option("--alias", o.alias, "the model's name in /v1/models and answers (default: the file name)");
 }
 
@@ -171,9 +206,11 @@ void add_server_flags(CLI::App& app, options& o) {
 
 int main(int argc, char** argv) {
     options o;
-    CLI::App app{"nexttok server: an OpenAI-compatible HTTP server (completions, chat completions) with continuous batching"};
-    app.footer("Endpoints: POST /v1/completions, POST /v1/chat/completions, GET /v1/models, GET /health, GET /metrics.\n"
-               "The generation flags are the defaults of every request; a request's fields override them.");
+    CLI::App app{
+        "nexttok server: an OpenAI-compatible HTTP server (completions, chat completions) with continuous batching"};
+    app.footer(
+        "Endpoints: POST /v1/completions, POST /v1/chat/completions, GET /v1/models, GET /health, GET /metrics.\n"
+        "The generation flags are the defaults of every request; a request's fields override them.");
     add_server_flags(app, o);
     flags::generation_flags gf;
     flags::add_generation_flags(app, o.gen, gf);
@@ -183,7 +220,8 @@ int main(int argc, char** argv) {
     try {
         flags::finish_generation_flags(o.gen, gf);
         o.gen.validate();
-        if (o.gen.n_samples != 1) throw nexttok::invalid_argument_error("--n-samples: the server takes 'n' per request; leave the flag at 1");
+        if (o.gen.n_samples != 1)
+            throw nexttok::invalid_argument_error("--n-samples: the server takes 'n' per request; leave the flag at 1");
         if (::pipe(signal_pipe) != 0) throw nexttok::io_error("cannot create the signal pipe");
         std::signal(SIGPIPE, SIG_IGN);  // a client gone is a failed write, not the end of the server
         struct sigaction sa {};

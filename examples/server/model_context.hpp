@@ -31,11 +31,12 @@ struct model_context {
     std::optional<nexttok::tokenizer> tok;
     std::optional<nexttok::chat_template> chat;  // none: chat requests are refused
     std::vector<nexttok::token_id> end_of_turn;  // EOS and the end-of-turn tokens the vocabulary has
-    std::string name;                             // the model's id in /v1/models (--alias)
+    std::string name;                            // the model's id in /v1/models (--alias)
     double load_seconds = 0.0;
 };
 
-inline std::optional<nexttok::chat_template> find_chat_template(const nexttok::model& m, const std::string& tokenizer_path,
+inline std::optional<nexttok::chat_template> find_chat_template(const nexttok::model& m,
+                                                                const std::string& tokenizer_path,
                                                                 const std::string& flag) {
     if (nexttok::chat_template::is_builtin_name(flag)) return nexttok::chat_template::builtin(flag);
     if (!flag.empty()) {
@@ -47,7 +48,8 @@ inline std::optional<nexttok::chat_template> find_chat_template(const nexttok::m
     if (const nexttok::gguf_file* g = m.gguf()) return nexttok::load_chat_template(*g);
     for (const std::filesystem::path& dir : {std::filesystem::path(tokenizer_path), m.path()}) {
         if (dir.empty()) continue;
-        const std::filesystem::path config = (std::filesystem::is_directory(dir) ? dir : dir.parent_path()) / "tokenizer_config.json";
+        const std::filesystem::path config =
+            (std::filesystem::is_directory(dir) ? dir : dir.parent_path()) / "tokenizer_config.json";
         if (std::filesystem::exists(config)) return nexttok::load_chat_template_from_tokenizer_config(config);
     }
     return std::nullopt;
@@ -65,14 +67,16 @@ inline std::vector<nexttok::token_id> end_of_turn_ids(const nexttok::tokenizer& 
 }
 
 // Loads --model (none: the built-in demo model), its tokenizer and chat template.
-inline model_context load_model_context(const std::string& model_path, const std::string& tokenizer_path, const std::string& chat_flag,
-                                        const std::string& alias, const nexttok::load_options& load = {}) {
+inline model_context load_model_context(const std::string& model_path, const std::string& tokenizer_path,
+                                        const std::string& chat_flag, const std::string& alias,
+                                        const nexttok::load_options& load = {}) {
     model_context c;
     const auto t0 = std::chrono::steady_clock::now();
     if (model_path.empty()) {
         c.tok.emplace(demo::make_tokenizer());
         c.model = demo::make_model(static_cast<std::int64_t>(c.tok->vocab_size()));
-        std::cerr << "No --model given: serving a built-in model with random weights (seed " << demo::seed << "), so the text is meaningless.\n";
+        std::cerr << "No --model given: serving a built-in model with random weights (seed " << demo::seed
+                  << "), so the text is meaningless.\n";
     } else {
         c.model = nexttok::load_model(model_path, load);
         c.tok.emplace(nexttok::load_model_tokenizer(*c.model, tokenizer_path));
@@ -92,7 +96,8 @@ inline std::vector<nexttok::token_id> encode_text_prompt(const model_context& c,
 // The chat prompt: the template rendered with add_generation_prompt, its special tokens parsed (not
 // those typed in messages). BOS is prepended when the model asks for it and the template does not
 // write bos_token itself. chat_template_error when the template fails.
-inline std::vector<nexttok::token_id> encode_chat_prompt(const model_context& c, const nlohmann::ordered_json& messages) {
+inline std::vector<nexttok::token_id> encode_chat_prompt(const model_context& c,
+                                                         const nlohmann::ordered_json& messages) {
     const nexttok::tokenizer& tok = *c.tok;
     nlohmann::ordered_json variables = nlohmann::ordered_json::object();
     variables["bos_token"] = tok.bos() != nexttok::no_token ? tok.vocab()[tok.bos()].text : std::string();

@@ -32,10 +32,10 @@ struct token_logprob_entry {
 struct choice_output {
     std::int64_t index = 0;
     std::string text;
-    std::string finish_reason;                   // "stop", "length" or "error"
-    std::string error;                           // with "error": the message
-    std::vector<token_logprob_entry> logprobs;   // with logprobs requested
-    std::int64_t n_tokens = 0;                   // generated tokens (usage)
+    std::string finish_reason;                  // "stop", "length" or "error"
+    std::string error;                          // with "error": the message
+    std::vector<token_logprob_entry> logprobs;  // with logprobs requested
+    std::int64_t n_tokens = 0;                  // generated tokens (usage)
 };
 
 struct usage_counts {
@@ -45,7 +45,7 @@ struct usage_counts {
 
 struct response_meta {
     endpoint kind = endpoint::completions;
-    std::string id;     // "cmpl-..." / "chatcmpl-..."
+    std::string id;            // "cmpl-..." / "chatcmpl-..."
     std::int64_t created = 0;  // Unix seconds
     std::string model;
     bool logprobs = false;
@@ -58,13 +58,16 @@ struct response_meta {
 // error object with the message, since its status line has already gone out.
 inline std::string openai_finish_reason(nexttok::finish_reason r) {
     switch (r) {
-        case nexttok::finish_reason::error: return "error";
+        case nexttok::finish_reason::error:
+            return "error";
         case nexttok::finish_reason::eos:
         case nexttok::finish_reason::stop_token:
         case nexttok::finish_reason::stop_string:
         case nexttok::finish_reason::callback:
-        case nexttok::finish_reason::predicate: return "stop";
-        default: return "length";
+        case nexttok::finish_reason::predicate:
+            return "stop";
+        default:
+            return "length";
     }
 }
 
@@ -72,9 +75,13 @@ inline std::string dump(const json& j) { return j.dump(-1, ' ', false, json::err
 
 inline std::string sse(const json& j) { return "data: " + dump(j) + "\n\n"; }
 
-inline json error_body(const std::string& message, const std::string& type, const std::string& param = {}, const std::string& code = {}) {
+inline json error_body(const std::string& message, const std::string& type, const std::string& param = {},
+                       const std::string& code = {}) {
     return {{"error",
-             {{"message", message}, {"type", type}, {"param", param.empty() ? json() : json(param)}, {"code", code.empty() ? json() : json(code)}}}};
+             {{"message", message},
+              {"type", type},
+              {"param", param.empty() ? json() : json(param)},
+              {"code", code.empty() ? json() : json(code)}}}};
 }
 
 // The error of a choice whose generation failed (finish_reason "error"), as a stream event or the
@@ -93,8 +100,12 @@ inline json logprobs_json(endpoint kind, const std::vector<token_logprob_entry>&
         json content = json::array();
         for (const auto& t : tokens) {
             json top = json::array();
-            for (const auto& [piece, lp] : t.top) top.push_back({{"token", piece}, {"logprob", lp}, {"bytes", bytes_of(piece)}});
-            content.push_back({{"token", t.piece}, {"logprob", t.logprob}, {"bytes", bytes_of(t.piece)}, {"top_logprobs", std::move(top)}});
+            for (const auto& [piece, lp] : t.top)
+                top.push_back({{"token", piece}, {"logprob", lp}, {"bytes", bytes_of(piece)}});
+            content.push_back({{"token", t.piece},
+                               {"logprob", t.logprob},
+                               {"bytes", bytes_of(t.piece)},
+                               {"top_logprobs", std::move(top)}});
         }
         return {{"content", std::move(content)}};
     }
@@ -108,26 +119,35 @@ inline json logprobs_json(endpoint kind, const std::vector<token_logprob_entry>&
         tops.push_back(std::move(top));
         offsets.push_back(t.text_offset);
     }
-    return {{"tokens", std::move(pieces)}, {"token_logprobs", std::move(lps)}, {"top_logprobs", std::move(tops)}, {"text_offset", std::move(offsets)}};
+    return {{"tokens", std::move(pieces)},
+            {"token_logprobs", std::move(lps)},
+            {"top_logprobs", std::move(tops)},
+            {"text_offset", std::move(offsets)}};
 }
 
 inline json usage_json(const usage_counts& u) {
-    return {{"prompt_tokens", u.prompt_tokens}, {"completion_tokens", u.completion_tokens}, {"total_tokens", u.prompt_tokens + u.completion_tokens}};
+    return {{"prompt_tokens", u.prompt_tokens},
+            {"completion_tokens", u.completion_tokens},
+            {"total_tokens", u.prompt_tokens + u.completion_tokens}};
 }
 
 inline json response_head(const response_meta& m, bool chunk) {
-    const char* object = m.kind == endpoint::chat ? (chunk ? "chat.completion.chunk" : "chat.completion") : "text_completion";
+    const char* object =
+        m.kind == endpoint::chat ? (chunk ? "chat.completion.chunk" : "chat.completion") : "text_completion";
     return {{"id", m.id}, {"object", object}, {"created", m.created}, {"model", m.model}};
 }
 
 // The whole answer of a non-streamed request.
-inline json completion_body(const response_meta& m, const std::vector<choice_output>& choices, const usage_counts& usage) {
+inline json completion_body(const response_meta& m, const std::vector<choice_output>& choices,
+                            const usage_counts& usage) {
     json out = response_head(m, false);
     json list = json::array();
     for (const auto& c : choices) {
         json choice = {{"index", c.index}};
-        if (m.kind == endpoint::chat) choice["message"] = {{"role", "assistant"}, {"content", c.text}};
-        else choice["text"] = c.text;
+        if (m.kind == endpoint::chat)
+            choice["message"] = {{"role", "assistant"}, {"content", c.text}};
+        else
+            choice["text"] = c.text;
         choice["logprobs"] = m.logprobs ? logprobs_json(m.kind, c.logprobs) : json();
         choice["finish_reason"] = c.finish_reason;
         list.push_back(std::move(choice));
@@ -153,9 +173,12 @@ inline json chunk_json(const response_meta& m, const chunk_part& p, bool with_us
     json out = response_head(m, true);
     json choice = {{"index", p.index}};
     if (m.kind == endpoint::chat) {
-        if (p.role_only) choice["delta"] = {{"role", "assistant"}, {"content", ""}};
-        else if (p.finish_reason && p.text.empty()) choice["delta"] = json::object();
-        else choice["delta"] = {{"content", p.text}};
+        if (p.role_only)
+            choice["delta"] = {{"role", "assistant"}, {"content", ""}};
+        else if (p.finish_reason && p.text.empty())
+            choice["delta"] = json::object();
+        else
+            choice["delta"] = {{"content", p.text}};
     } else {
         choice["text"] = p.text;
     }

@@ -16,13 +16,13 @@
 namespace server {
 
 struct server_state {
-    const model_context* model = nullptr;     // non-owning
-    engine* eng = nullptr;                    // non-owning
-    metrics* stats = nullptr;                 // non-owning
-    nexttok::generation_options defaults;     // the generation flags: every request starts from them
-    std::string api_key;                      // empty: no authentication
-    std::int64_t max_body = 0;                // bytes (--max-body), for the 413 message
-    std::int64_t started = 0;                 // Unix seconds, the "created" of /v1/models
+    const model_context* model = nullptr;         // non-owning
+    engine* eng = nullptr;                        // non-owning
+    metrics* stats = nullptr;                     // non-owning
+    nexttok::generation_options defaults;         // the generation flags: every request starts from them
+    std::string api_key;                          // empty: no authentication
+    std::int64_t max_body = 0;                    // bytes (--max-body), for the 413 message
+    std::int64_t started = 0;                     // Unix seconds, the "created" of /v1/models
     std::atomic<std::int64_t> open_responses{0};  // generation responses whose content is still being written
     std::atomic<std::uint64_t> next_id{0};        // numbers the response ids
 };

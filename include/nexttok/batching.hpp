@@ -4,3 +4,4 @@
 
 #include <nexttok/batching/generate_batch.hpp>
 #include <nexttok/batching/scheduler.hpp>
+#include <nexttok/batching/scheduler_options.hpp>

@@ -8,5 +8,6 @@
 #include <nexttok/cache/kv_shape.hpp>
 #include <nexttok/cache/kv_storage.hpp>
 #include <nexttok/cache/no_cache.hpp>
+#include <nexttok/cache/paged_cache_options.hpp>
 #include <nexttok/cache/paged_kv_cache.hpp>
 #include <nexttok/cache/q8_0_kv_cache.hpp>

@@ -1,7 +1,7 @@
 // Exceptions thrown by nexttok. Every failure on bad input (a file, an option, a prompt) is one of
 // these; the library never calls exit or abort. Messages name the file, the byte offset and the
 // field, and say what was expected, e.g.
-//   model.gguf: tensor 'blk.3.attn_q.weight' at offset 0x1e240: type q5_k is not supported
+//   model.gguf: tensor 'blk.3.attn_q.weight' at offset 0x1e240: type iq2_xxs is not supported
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// model/: hyper-parameters, weights and loaders (GGUF, Hugging Face, llama2.c, random).
+// model/: hyper-parameters, weights and loaders (GGUF, Hugging Face safetensors, llama2.c, random).
 #pragma once
 
 #include <nexttok/model/architecture.hpp>
@@ -10,6 +10,5 @@
 #include <nexttok/model/model.hpp>
 #include <nexttok/model/model_config.hpp>
 #include <nexttok/model/model_weights.hpp>
-#include <nexttok/model/quantized_copy.hpp>
 #include <nexttok/model/random_model.hpp>
 #include <nexttok/model/tensor_check.hpp>

@@ -13,6 +13,7 @@
 #include <nexttok/sampling.hpp>
 #include <nexttok/speculative.hpp>
 #include <nexttok/stopping.hpp>
+#include <nexttok/tensor.hpp>
 #include <nexttok/tokenizer.hpp>
 #include <nexttok/types.hpp>
 #include <nexttok/version.hpp>

@@ -23,7 +23,8 @@ TEST(scheduler, a_request_with_nan_logits_fails_alone) {
     ASSERT_GE(c.k, 0);
     // A second prompt whose healthy greedy run never feeds T.
     std::vector<token_id> other, other_tokens;
-    for (const std::vector<token_id>& p : std::vector<std::vector<token_id>>{{1, 5, 9, 200}, {1, 3}, {7, 77, 7}, {2, 90, 91, 92}}) {
+    for (const std::vector<token_id>& p :
+         std::vector<std::vector<token_id>>{{1, 5, 9, 200}, {1, 3}, {7, 77, 7}, {2, 90, 91, 92}}) {
         const auto tokens = test::greedy_tokens(c.healthy, p, 16);
         if (std::find(p.begin(), p.end(), c.poisoned) == p.end() &&
             std::find(tokens.begin(), tokens.end(), c.poisoned) == tokens.end()) {

@@ -64,9 +64,11 @@ generation_options options_with(float temperature, std::uint64_t seed, std::int6
 std::vector<job> mixed_jobs(const tokenizer& tok) {
     std::vector<job> jobs;
     jobs.push_back({tok.encode("Once upon a time", true), options_with(0.0f, 0, 40)});
-    jobs.push_back({tok.encode("The little dog ran to the park and saw a big red ball", true), options_with(0.9f, 7, 50)});
+    jobs.push_back(
+        {tok.encode("The little dog ran to the park and saw a big red ball", true), options_with(0.9f, 7, 50)});
     jobs.push_back({tok.encode("Lily", true), options_with(1.0f, 123, 30)});
-    job j{tok.encode("One day, a boy named Tim went to the store with his mom. He wanted", true), options_with(0.7f, 99, 60)};
+    job j{tok.encode("One day, a boy named Tim went to the store with his mom. He wanted", true),
+          options_with(0.7f, 99, 60)};
     j.options.sampling.top_k = 10;
     j.options.sampling.repeat_penalty = 1.3f;
     j.options.n_logprobs = 3;
@@ -118,8 +120,9 @@ std::vector<generation_result> references(const loaded& s, const std::vector<job
 // Runs the jobs through one scheduler: the first half submitted up front, the rest after a few
 // steps (so that requests join a running batch), with streamed text collected per request.
 template <class Pool>
-std::vector<generation_result> run_batch(decoder<float>& dec, Pool& pool, const tokenizer& tok, const std::vector<job>& jobs,
-                                         const scheduler_options& so, std::vector<std::string>* streamed = nullptr) {
+std::vector<generation_result> run_batch(decoder<float>& dec, Pool& pool, const tokenizer& tok,
+                                         const std::vector<job>& jobs, const scheduler_options& so,
+                                         std::vector<std::string>* streamed = nullptr) {
     scheduler<float, Pool> batch(dec, pool, &tok, so);
     std::vector<request_id> ids;
     std::vector<std::string> texts(jobs.size());
@@ -184,8 +187,9 @@ TEST(scheduler, each_request_gets_bitwise_the_logits_it_gets_alone) {
             }
             batch.run();
             for (std::size_t i = 0; i < jobs.size(); ++i)
-                EXPECT_TRUE(*samplers[i].seen == want[i]) << "request " << i << ", " << threads << " threads, prefill chunks of " << chunk
-                                                        << ": " << samplers[i].seen->size() << " logits vectors, alone " << want[i].size();
+                EXPECT_TRUE(*samplers[i].seen == want[i])
+                    << "request " << i << ", " << threads << " threads, prefill chunks of " << chunk << ": "
+                    << samplers[i].seen->size() << " logits vectors, alone " << want[i].size();
         }
     }
 }
@@ -200,7 +204,8 @@ TEST(scheduler, each_request_equals_generate_alone_for_any_chunking_and_threads)
             decoder<float> dec(s.m, threads);
             paged_kv_cache<float> pool(s.m->config(), {.n_blocks = 256, .block_size = 16});
             std::vector<std::string> streamed;
-            const auto got = run_batch(dec, pool, s.tok, jobs, {.max_step_tokens = 64, .prefill_chunk = chunk}, &streamed);
+            const auto got =
+                run_batch(dec, pool, s.tok, jobs, {.max_step_tokens = 64, .prefill_chunk = chunk}, &streamed);
             for (std::size_t i = 0; i < jobs.size(); ++i) {
                 const std::string what = "request " + std::to_string(i) + ", " + std::to_string(threads) +
                                          " threads, prefill chunks of " + std::to_string(chunk);
@@ -216,7 +221,8 @@ TEST(scheduler, small_token_budgets_and_a_q8_0_pool_equal_the_same_cache_alone) 
     NEXTTOK_REQUIRE_DATA(qwen2_gguf);
     auto m = load_model(test::data_path(qwen2_gguf));
     // tiny-qwen2 has random weights and no vocabulary in use here: policies without text.
-    std::vector<std::vector<token_id>> prompts = {{1, 5, 9, 200}, {1, 17}, {1, 3, 3, 3, 3, 3, 3, 3, 3, 40, 41, 42}, {7}};
+    std::vector<std::vector<token_id>> prompts = {
+        {1, 5, 9, 200}, {1, 17}, {1, 3, 3, 3, 3, 3, 3, 3, 3, 40, 41, 42}, {7}};
     for (const std::int64_t budget : {1, 3, 16}) {
         decoder<float> dec(m, 2);
         q8_0_paged_kv_cache<float> pool(m->config(), {.n_blocks = 64, .block_size = 4});
@@ -224,7 +230,7 @@ TEST(scheduler, small_token_budgets_and_a_q8_0_pool_equal_the_same_cache_alone) 
         std::vector<request_id> ids;
         for (std::size_t i = 0; i < prompts.size(); ++i)
             ids.push_back(batch.submit(prompts[i], make_sampler_chain(temperature(0.9f), categorical(40 + i)),
-                                      max_new_tokens(12 + 3 * static_cast<std::int64_t>(i))));
+                                       max_new_tokens(12 + 3 * static_cast<std::int64_t>(i))));
         batch.run();
         for (std::size_t i = 0; i < prompts.size(); ++i) {
             decoder<float> solo(m);
@@ -244,15 +250,20 @@ TEST(scheduler, a_shared_prefix_is_computed_once) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
     const loaded& s = stories();
     std::vector<token_id> prefix = s.tok.encode(
-        "Once upon a time, there was a little girl named Lily. She loved to play outside in the park. One day, she saw a big "
-        "tree with a swing. She wanted to play on the swing, but it was too high. Lily asked her mom for help. Her mom lifted "
-        "her up and she swung back and forth. Lily was very happy. Then a boy named Tom came to the park. He had a ball and "
-        "he wanted to play with Lily. They played together all day. At the end of the day, they were tired and went home. The next morning, Lily woke up early. She ate her breakfast and ran "
+        "Once upon a time, there was a little girl named Lily. She loved to play outside in the park. One day, she saw "
+        "a big "
+        "tree with a swing. She wanted to play on the swing, but it was too high. Lily asked her mom for help. Her mom "
+        "lifted "
+        "her up and she swung back and forth. Lily was very happy. Then a boy named Tom came to the park. He had a "
+        "ball and "
+        "he wanted to play with Lily. They played together all day. At the end of the day, they were tired and went "
+        "home. The next morning, Lily woke up early. She ate her breakfast and ran "
         "outside to find Tom, and they played with the ball again until it was time for lunch.",
         true);
     ASSERT_GE(prefix.size(), 200u);
     prefix.resize(200);
-    const char* suffixes[] = {" The", " Lily said", " Tom", " They went", " One day", " The sun", " Mom", " A bird sang"};
+    const char* suffixes[] = {" The",     " Lily said", " Tom", " They went",
+                              " One day", " The sun",   " Mom", " A bird sang"};
     std::vector<job> jobs;
     std::int64_t suffix_tokens = 0;
     for (const char* text : suffixes) {
@@ -271,7 +282,8 @@ TEST(scheduler, a_shared_prefix_is_computed_once) {
     std::vector<request_id> ids;
     for (const job& j : jobs) ids.push_back(batch.submit(j.prompt, j.options));
     batch.run();
-    for (std::size_t i = 0; i < jobs.size(); ++i) expect_same(*batch.take_result(ids[i]), want[i], "request " + std::to_string(i));
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+        expect_same(*batch.take_result(ids[i]), want[i], "request " + std::to_string(i));
 
     const scheduler_stats st = batch.stats();
     EXPECT_EQ(st.prompt_tokens, 200 + suffix_tokens) << "the prefix once, then each suffix";
@@ -300,7 +312,8 @@ TEST(scheduler, preempted_requests_are_recomputed_and_unchanged) {
     }
     const std::vector<generation_result> want = references(s, jobs);
     std::int64_t longest = 0;
-    for (const job& j : jobs) longest = std::max<std::int64_t>(longest, static_cast<std::int64_t>(j.prompt.size()) + 60);
+    for (const job& j : jobs)
+        longest = std::max<std::int64_t>(longest, static_cast<std::int64_t>(j.prompt.size()) + 60);
     constexpr std::int64_t block = 4;
     const std::int64_t n_blocks = 3 * ((longest + block - 1) / block);
     for (const int threads : {1, 2}) {
@@ -318,7 +331,8 @@ TEST(scheduler, preempted_requests_are_recomputed_and_unchanged) {
     std::vector<request_id> ids;
     for (const job& j : jobs) ids.push_back(batch.submit(j.prompt, j.options));
     batch.run();
-    for (std::size_t i = 0; i < jobs.size(); ++i) expect_same(*batch.take_result(ids[i]), want[i], "request " + std::to_string(i));
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+        expect_same(*batch.take_result(ids[i]), want[i], "request " + std::to_string(i));
     const scheduler_stats st = batch.stats();
     EXPECT_GT(st.preemptions, 0) << "the pool holds 3 of the 6 at full length";
     EXPECT_GT(st.recomputed_tokens, 0);
@@ -337,7 +351,8 @@ TEST(scheduler, blocks_held_follow_the_tokens) {
     std::vector<request_id> ids;
     for (int i = 0; i < 16; ++i) {
         std::vector<token_id> prompt = s.tok.encode("Once upon a time, number " + std::to_string(i), true);
-        generation_options o = options_with(0.8f, static_cast<std::uint64_t>(i), length - static_cast<std::int64_t>(prompt.size()));
+        generation_options o =
+            options_with(0.8f, static_cast<std::uint64_t>(i), length - static_cast<std::int64_t>(prompt.size()));
         o.ignore_eos = true;
         ids.push_back(batch.submit(prompt, o));
     }
@@ -375,7 +390,9 @@ TEST(scheduler, bad_input_is_refused_with_the_sizes_and_ids) {
         batch.submit(std::vector<token_id>{1, 600}, generation_options{});
         ADD_FAILURE() << "a token outside the vocabulary is refused";
     } catch (const invalid_argument_error& e) {
-        EXPECT_NE(std::string(e.what()).find("prompt token 1 is 600, outside the vocabulary [0, 512)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("prompt token 1 is 600, outside the vocabulary [0, 512)"),
+                  std::string::npos)
+            << e.what();
     }
     generation_options bad;
     bad.sampling.top_p = 2.0f;
@@ -424,7 +441,8 @@ TEST(scheduler, a_cancelled_request_frees_its_blocks_and_the_others_are_unchange
     EXPECT_EQ(cancelled.reason, finish_reason::cancelled);
     EXPECT_GT(cancelled.tokens.size(), 0u);
     ASSERT_LE(cancelled.tokens.size(), want[3].tokens.size());
-    EXPECT_TRUE(std::equal(cancelled.tokens.begin(), cancelled.tokens.end(), want[3].tokens.begin())) << "what it made before";
+    EXPECT_TRUE(std::equal(cancelled.tokens.begin(), cancelled.tokens.end(), want[3].tokens.begin()))
+        << "what it made before";
     EXPECT_EQ(batch.take_result(queued)->reason, finish_reason::cancelled);
     for (std::size_t i = 0; i < jobs.size(); ++i)
         if (i != 3) expect_same(*batch.take_result(ids[i]), want[i], "request " + std::to_string(i));
@@ -453,7 +471,8 @@ TEST(scheduler, submissions_from_another_thread_equal_generate_alone) {
         o.ignore_eos = true;
         long_one = batch.submit(s.tok.encode("Lily", true), o, [&](const token_event&) {
             const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-            while (!cancel_sent && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            while (!cancel_sent && std::chrono::steady_clock::now() < until)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
             return true;
         });
         batch.cancel(long_one);
@@ -465,7 +484,8 @@ TEST(scheduler, submissions_from_another_thread_equal_generate_alone) {
         if (!batch.step()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     client.join();
     ASSERT_TRUE(batch.idle()) << "bounded: 60 s";
-    for (std::size_t i = 0; i < jobs.size(); ++i) expect_same(*batch.take_result(ids[i]), want[i], "request " + std::to_string(i));
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+        expect_same(*batch.take_result(ids[i]), want[i], "request " + std::to_string(i));
     const generation_result cancelled = *batch.take_result(long_one);
     EXPECT_EQ(cancelled.reason, finish_reason::cancelled);
     EXPECT_LT(cancelled.tokens.size(), 100u);
@@ -479,7 +499,8 @@ TEST(generate_batch, results_in_input_order_equal_generate_alone) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
     const loaded& s = stories();
     std::vector<std::vector<token_id>> prompts;
-    for (const char* p : {"Once upon a time", "The dog", "Lily and Tom", "One day"}) prompts.push_back(s.tok.encode(p, true));
+    for (const char* p : {"Once upon a time", "The dog", "Lily and Tom", "One day"})
+        prompts.push_back(s.tok.encode(p, true));
     const generation_options o = options_with(0.0f, 0, 40);
     decoder<float> dec(s.m, 2);
     paged_kv_cache<float> pool(s.m->config(), {.n_blocks = 128, .block_size = 16});

@@ -63,7 +63,9 @@ void expect_contiguous_limit(std::int64_t capacity, kv_format f) {
         const std::string m = e.what();
         EXPECT_TRUE(contains(m, std::to_string(need) + " bytes")) << m;
         EXPECT_TRUE(contains(m, std::to_string(need - 1) + " bytes")) << m;
-        EXPECT_TRUE(contains(m, std::to_string(capacity) + " positions x 5 layers x 4 KV heads x head size 8 in " + to_string(f))) << m;
+        EXPECT_TRUE(contains(
+            m, std::to_string(capacity) + " positions x 5 layers x 4 KV heads x head size 8 in " + to_string(f)))
+            << m;
         EXPECT_TRUE(contains(m, "lower the context size")) << m;
     }
     EXPECT_EQ(aligned_bytes_allocated.load(), before) << to_string(f) << ": the refused cache allocated memory";
@@ -132,7 +134,8 @@ TEST(kv_memory_limit, allocation_failure_is_a_resource_error_with_the_bytes) {
         pool.reserve(s, 20);
         ADD_FAILURE() << "reserved without memory";
     } catch (const resource_error& e) {
-        EXPECT_TRUE(contains(e.what(), std::to_string(8 * kv_block_bytes(stories, kv_format::f32, 16)) + " bytes")) << e.what();
+        EXPECT_TRUE(contains(e.what(), std::to_string(8 * kv_block_bytes(stories, kv_format::f32, 16)) + " bytes"))
+            << e.what();
     }
     refuse_aligned = false;
     pool.reserve(s, 20);  // the failed reserve left the pool usable
@@ -147,16 +150,22 @@ void expect_pool_limit(kv_format f) {
     ASSERT_EQ(need, n_blocks * kv_block_bytes(stories, f, block_size));
     const std::size_t before = aligned_bytes_allocated;
     try {
-        Cache c(stories, {.n_blocks = n_blocks, .block_size = block_size, .max_seq_len = n_blocks * block_size, .max_bytes = need - 1});
+        Cache c(stories, {.n_blocks = n_blocks,
+                          .block_size = block_size,
+                          .max_seq_len = n_blocks * block_size,
+                          .max_bytes = need - 1});
         ADD_FAILURE() << to_string(f) << ": a pool over its limit was accepted";
     } catch (const resource_error& e) {
         const std::string m = e.what();
         EXPECT_TRUE(contains(m, std::to_string(need) + " bytes")) << m;
         EXPECT_TRUE(contains(m, std::to_string(need - 1) + " bytes")) << m;
-        EXPECT_TRUE(contains(m, "a pool of 37 blocks of 16 positions x 5 layers x 4 KV heads x head size 8 in " + std::string(to_string(f)))) << m;
+        EXPECT_TRUE(contains(m, "a pool of 37 blocks of 16 positions x 5 layers x 4 KV heads x head size 8 in " +
+                                    std::string(to_string(f))))
+            << m;
     }
     EXPECT_EQ(aligned_bytes_allocated.load(), before) << to_string(f);
-    Cache c(stories, {.n_blocks = n_blocks, .block_size = block_size, .max_seq_len = n_blocks * block_size, .max_bytes = need});
+    Cache c(stories,
+            {.n_blocks = n_blocks, .block_size = block_size, .max_seq_len = n_blocks * block_size, .max_bytes = need});
     const seq_id s = c.create();
     c.reserve(s, n_blocks * block_size);  // every block in use: the pool really holds `need` bytes
     EXPECT_EQ(c.bytes(), need);

@@ -32,7 +32,8 @@ TEST(kv_planner, row_and_block_bytes_in_closed_form) {
 template <class Cache>
 void expect_block_bytes_match(kv_format f, std::int64_t block_size) {
     Cache c(stories_kv, {.n_blocks = 4, .block_size = block_size});
-    EXPECT_EQ(kv_block_bytes(stories_kv, f, block_size), c.block_bytes()) << to_string(f) << " block size " << block_size;
+    EXPECT_EQ(kv_block_bytes(stories_kv, f, block_size), c.block_bytes())
+        << to_string(f) << " block size " << block_size;
     EXPECT_EQ(kv_format_of<typename Cache::element_type>(), f);
 }
 
@@ -90,7 +91,8 @@ TEST(kv_planner, invalid_input_throws) {
     EXPECT_THROW(kv_pool_bytes(stories_kv, kv_format::f32, 16, -1), invalid_argument_error);
     EXPECT_THROW(kv_pool_bytes(stories_kv, kv_format::f32, 16, 10, -1), invalid_argument_error);
     EXPECT_THROW(kv_pool_sequences(stories_kv, kv_format::f32, 16, 1 << 20, 0), invalid_argument_error);
-    EXPECT_THROW(kv_pool_bytes(llama7b, kv_format::f32, 16, std::numeric_limits<std::int64_t>::max() / 2, 1 << 20), invalid_argument_error);
+    EXPECT_THROW(kv_pool_bytes(llama7b, kv_format::f32, 16, std::numeric_limits<std::int64_t>::max() / 2, 1 << 20),
+                 invalid_argument_error);
     try {
         kv_block_bytes(stories_kv, kv_format::f32, 0);
     } catch (const invalid_argument_error& e) {

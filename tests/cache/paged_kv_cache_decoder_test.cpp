@@ -47,12 +47,15 @@ logits_list run(decoder<float>& dec, Cache& cache, std::int64_t pos0, const std:
 
 // Bitwise equal logits (exact), or within 1e-6 relative RMS with the same argmax, call by call.
 ::testing::AssertionResult same_logits(const logits_list& got, const logits_list& ref, bool exact) {
-    if (got.size() != ref.size()) return ::testing::AssertionFailure() << got.size() << " forward calls vs " << ref.size();
+    if (got.size() != ref.size())
+        return ::testing::AssertionFailure() << got.size() << " forward calls vs " << ref.size();
     for (std::size_t i = 0; i < got.size(); ++i) {
-        if (got[i].size() != ref[i].size()) return ::testing::AssertionFailure() << "forward call " << i << ": sizes differ";
+        if (got[i].size() != ref[i].size())
+            return ::testing::AssertionFailure() << "forward call " << i << ": sizes differ";
         const auto n = static_cast<std::int64_t>(ref[i].size());
         if (exact ? std::memcmp(got[i].data(), ref[i].data(), ref[i].size() * sizeof(float)) != 0
-                  : test::relative_rms_error(got[i], ref[i]) >= 1e-6 || test::argmax(got[i].data(), n) != test::argmax(ref[i].data(), n))
+                  : test::relative_rms_error(got[i], ref[i]) >= 1e-6 ||
+                        test::argmax(got[i].data(), n) != test::argmax(ref[i].data(), n))
             return ::testing::AssertionFailure() << "the logits of forward call " << i << " differ (relative RMS "
                                                  << test::relative_rms_error(got[i], ref[i]) << ")";
     }
@@ -84,7 +87,8 @@ reference make_reference(const char* file, bool exact) {
     dec.forward(r.prompt, 0, cache, logits);
     for (std::int64_t i = 0; i < 10; ++i) {
         r.steps.push_back(static_cast<token_id>(test::argmax(logits.data(), static_cast<std::int64_t>(logits.size()))));
-        dec.forward(std::span<const token_id>(&r.steps.back(), 1), static_cast<std::int64_t>(r.prompt.size()) + i, cache, logits);
+        dec.forward(std::span<const token_id>(&r.steps.back(), 1), static_cast<std::int64_t>(r.prompt.size()) + i,
+                    cache, logits);
     }
     for (token_id t : r.steps) r.alt_steps.push_back((t + 7) % static_cast<token_id>(r.m->config().vocab_size));
     r.logits = fresh_run(dec, r.prompt, r.steps);
@@ -107,7 +111,8 @@ void expect_block_sizes_match(const reference& r) {
         got.push_back(logits);
         for (std::size_t i = 0; i < r.steps.size(); ++i) {
             pool.reserve(other, pool.size(other) + 1);
-            dec.forward(std::span<const token_id>(&r.steps[i], 1), static_cast<std::int64_t>(r.prompt.size() + i), view, logits);
+            dec.forward(std::span<const token_id>(&r.steps[i], 1), static_cast<std::int64_t>(r.prompt.size() + i), view,
+                        logits);
             got.push_back(logits);
         }
         EXPECT_TRUE(same_logits(got, r.logits, r.exact)) << "block size " << bs;
@@ -191,7 +196,7 @@ TEST(paged_kv_cache_decoder, q8_0_gives_bitwise_the_logits_of_q8_0_kv_cache) {
     EXPECT_TRUE(same_logits(run(dec, view, 0, r.prompt, r.steps), ref, true));
 }
 
-TEST(paged_kv_cache_decoder, stories260K_block_sizes_fork_and_prefix_match_kv_cache_bitwise) {
+TEST(paged_kv_cache_decoder, stories260_k_block_sizes_fork_and_prefix_match_kv_cache_bitwise) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
     const reference r = make_reference(stories_gguf, true);
     expect_block_sizes_match(r);

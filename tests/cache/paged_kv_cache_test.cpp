@@ -29,7 +29,8 @@ std::vector<float> source_row(int tag, std::int64_t layer, std::int64_t pos, boo
     std::vector<float> r(static_cast<std::size_t>(shape.kv_dim()));
     std::uint64_t state = (static_cast<std::uint64_t>(tag) << 40) ^ (static_cast<std::uint64_t>(layer) << 32) ^
                           (static_cast<std::uint64_t>(pos) << 1) ^ (is_value ? 1u : 0u);
-    for (float& x : r) x = static_cast<float>(detail::splitmix64_next(state) >> 40) / static_cast<float>(1 << 23) - 1.0f;
+    for (float& x : r)
+        x = static_cast<float>(detail::splitmix64_next(state) >> 40) / static_cast<float>(1 << 23) - 1.0f;
     return r;
 }
 
@@ -87,7 +88,8 @@ TYPED_TEST(paged_typed, reserve_takes_ceil_n_over_block_size_blocks) {
     EXPECT_EQ(c.size(s), 100);
     EXPECT_EQ(c.blocks_needed(s, 130), 2);
     EXPECT_EQ(c.blocks_needed(s, 80), 0);
-    EXPECT_EQ(c.block_bytes(), 2 * 2 * 16 * (32 / TypeParam::values_per_element) * sizeof(typename TypeParam::element_type));
+    EXPECT_EQ(c.block_bytes(),
+              2 * 2 * 16 * (32 / TypeParam::values_per_element) * sizeof(typename TypeParam::element_type));
     EXPECT_EQ(c.bytes_in_use(), 7 * c.block_bytes());
 }
 
@@ -402,7 +404,8 @@ TEST(paged_kv_cache, bytes_grow_with_use_in_slabs_and_freed_blocks_are_reused_fi
     const seq_id s = c.create();
     for (std::int64_t k = 1; k <= 20; ++k) {
         c.reserve(s, k * 64);
-        EXPECT_EQ(c.bytes(), static_cast<std::size_t>(std::min<std::int64_t>((k + 7) / 8 * 8, 20)) * c.block_bytes()) << k;
+        EXPECT_EQ(c.bytes(), static_cast<std::size_t>(std::min<std::int64_t>((k + 7) / 8 * 8, 20)) * c.block_bytes())
+            << k;
     }
     c.truncate(s, 64 * 3);
     const seq_id t = c.create();
@@ -430,11 +433,23 @@ TEST(paged_kv_cache, bad_options_and_ids_throw_invalid_argument_naming_the_field
         }
         return std::string("no exception");
     };
-    EXPECT_NE(message([] { paged_kv_cache<float>(shape, {.n_blocks = 0}); }).find("options.n_blocks is 0"), std::string::npos);
-    EXPECT_NE(message([] { paged_kv_cache<float>(shape, {.n_blocks = 4, .block_size = 0}); }).find("options.block_size is 0"), std::string::npos);
-    EXPECT_NE(message([] { paged_kv_cache<float>(shape, {.n_blocks = 4, .max_seq_len = -1}); }).find("options.max_seq_len is -1"), std::string::npos);
-    EXPECT_NE(message([] { q8_0_paged_kv_cache<float>(kv_shape{2, 3, 16, 64}, {.n_blocks = 4}); }).find("48 values"), std::string::npos);
-    EXPECT_NE(message([] { paged_kv_cache<float>(kv_shape{0, 2, 16, 64}, {.n_blocks = 4}); }).find("n_layers 0"), std::string::npos);
+    EXPECT_NE(message([] { paged_kv_cache<float>(shape, {.n_blocks = 0}); }).find("options.n_blocks is 0"),
+              std::string::npos);
+    EXPECT_NE(
+        message([] { paged_kv_cache<float>(shape, {.n_blocks = 4, .block_size = 0}); }).find("options.block_size is 0"),
+        std::string::npos);
+    EXPECT_NE(message([] {
+                  paged_kv_cache<float>(shape, {.n_blocks = 4, .max_seq_len = -1});
+              }).find("options.max_seq_len is -1"),
+              std::string::npos);
+    EXPECT_NE(message([] {
+                  q8_0_paged_kv_cache<float>(kv_shape{2, 3, 16, 64}, {.n_blocks = 4});
+              }).find("48 values"),
+              std::string::npos);
+    EXPECT_NE(message([] {
+                  paged_kv_cache<float>(kv_shape{0, 2, 16, 64}, {.n_blocks = 4});
+              }).find("n_layers 0"),
+              std::string::npos);
     paged_kv_cache<float> c(shape, {.n_blocks = 4});
     EXPECT_EQ(c.max_seq_len(), 256) << "0 takes the shape's";
     EXPECT_NE(message([&] { c.reserve(7, 1); }).find("reserve: no sequence 7"), std::string::npos);

@@ -64,7 +64,8 @@ TEST(chat_template_oracle, every_case_of_every_model_matches_jinja2) {
                 }
                 ++n_errors;
             } else {
-                EXPECT_EQ(t.render(c.at("messages"), add_generation_prompt, variables), c.at("expected").get<std::string>());
+                EXPECT_EQ(t.render(c.at("messages"), add_generation_prompt, variables),
+                          c.at("expected").get<std::string>());
             }
             ++n_cases;
         }
@@ -76,7 +77,8 @@ TEST(chat_template_oracle, every_case_of_every_model_matches_jinja2) {
 // The same templates, given as chat_message values rather than JSON, render the same text.
 TEST(chat_template_oracle, chat_messages_render_as_their_json) {
     NEXTTOK_REQUIRE_DATA("chat_templates");
-    const ordered_json data = ordered_json::parse(std::ifstream(test::data_path("chat_templates/Qwen-Qwen2.5-7B-Instruct.json")));
+    const ordered_json data =
+        ordered_json::parse(std::ifstream(test::data_path("chat_templates/Qwen-Qwen2.5-7B-Instruct.json")));
     const chat_template t(data.at("template").get<std::string>(), "Qwen2.5");
     const std::vector<chat_message> messages = {{"system", "Be brief."}, {"user", "Hi"}};
     EXPECT_EQ(t.render(messages, true),
@@ -92,7 +94,9 @@ TEST(load_chat_template, reads_tokenizer_config_json) {
         return dir / name;
     };
     const auto plain = write("plain.json", R"({"chat_template": "{{ messages[0].content }}!"})");
-    const auto named = write("named.json", R"({"chat_template": [{"name": "default", "template": "D"}, {"name": "tool_use", "template": "T"}]})");
+    const auto named =
+        write("named.json",
+              R"({"chat_template": [{"name": "default", "template": "D"}, {"name": "tool_use", "template": "T"}]})");
     const auto none = write("none.json", R"({"bos_token": "<s>"})");
     const std::vector<chat_message> m = {{"user", "hi"}};
     EXPECT_EQ(load_chat_template_from_tokenizer_config(plain)->render(m, false), "hi!");
@@ -118,12 +122,15 @@ TEST(load_chat_template, errors_name_the_file_and_the_field) {
         return "no error";
     };
     const std::string file = (dir.path() / "tokenizer_config.json").string();
-    EXPECT_EQ(error_of(R"({"chat_template": 7})"), file + ": field 'chat_template': expected a string or a list of {name, template}");
+    EXPECT_EQ(error_of(R"({"chat_template": 7})"),
+              file + ": field 'chat_template': expected a string or a list of {name, template}");
     for (const char* list : {R"([{"name": "default"}])", R"([{"name": 1, "template": "x"}])", R"(["x"])"})
         EXPECT_EQ(error_of(std::string(R"({"chat_template": )") + list + "}"),
                   file + ": field 'chat_template': each entry must be {\"name\": string, \"template\": string}")
             << list;
-    EXPECT_EQ(error_of(R"({"chat_template": "hi {{ name"})").rfind("chat template 'tokenizer_config.json chat_template': line 1, column ", 0), 0u);
+    EXPECT_EQ(error_of(R"({"chat_template": "hi {{ name"})")
+                  .rfind("chat template 'tokenizer_config.json chat_template': line 1, column ", 0),
+              0u);
     EXPECT_THROW((void)load_chat_template_from_tokenizer_config(dir.path() / "absent.json"), io_error);
     // In a GGUF file: the key must hold a string.
     gguf_writer w;
@@ -133,7 +140,8 @@ TEST(load_chat_template, errors_name_the_file_and_the_field) {
         (void)load_chat_template(gguf_file(dir.path() / "template.gguf"));
         ADD_FAILURE() << "a u32 template was read";
     } catch (const format_error& e) {
-        EXPECT_NE(std::string(e.what()).find("template.gguf: metadata key 'tokenizer.chat_template' at offset 0x"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("template.gguf: metadata key 'tokenizer.chat_template' at offset 0x"),
+                  std::string::npos)
             << e.what();
     }
 }

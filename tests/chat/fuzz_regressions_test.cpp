@@ -60,20 +60,25 @@ TEST(chat_template_fuzz_regressions, deeply_nested_blocks_fail_while_parsing) {
 }
 
 TEST(chat_template_fuzz_regressions, string_growth_is_bounded) {
-    EXPECT_NE(error_of("{{ 'a' * 3000000000 }}").find("'*' repetition: the result would be longer than 16 MiB"), std::string::npos);
+    EXPECT_NE(error_of("{{ 'a' * 3000000000 }}").find("'*' repetition: the result would be longer than 16 MiB"),
+              std::string::npos);
     const std::string doubling = error_of(
-        "{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s|length }}");
-    EXPECT_NE(doubling.find("'~' concatenation: the result would be longer than 16 MiB"), std::string::npos) << doubling;
+        "{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ "
+        "ns.s|length }}");
+    EXPECT_NE(doubling.find("'~' concatenation: the result would be longer than 16 MiB"), std::string::npos)
+        << doubling;
     EXPECT_NE(error_of("{{ 'x'|indent(3000000000) }}").find("filter 'indent'"), std::string::npos);
     EXPECT_NE(error_of("{{ ('a' * 10000000)|replace('a', 'bb') }}").find("str.replace"), std::string::npos);
-    EXPECT_NE(error_of("{{ [1]|tojson(indent=1000000000) }}").find("indent = 1000000000 (at most 64"), std::string::npos);
+    EXPECT_NE(error_of("{{ [1]|tojson(indent=1000000000) }}").find("indent = 1000000000 (at most 64"),
+              std::string::npos);
     const std::string output = error_of("{% for i in range(20) %}{{ 'a' * 1000000 }}{% endfor %}");
     EXPECT_NE(output.find("the rendered text: the result would be longer than 16 MiB"), std::string::npos) << output;
 }
 
 TEST(chat_template_fuzz_regressions, list_growth_and_nesting_are_bounded) {
     const std::string doubling = error_of(
-        "{% set ns = namespace(l=[1]) %}{% for i in range(30) %}{% set ns.l = [ns.l, ns.l] %}{% endfor %}{{ ns.l|length }}");
+        "{% set ns = namespace(l=[1]) %}{% for i in range(30) %}{% set ns.l = [ns.l, ns.l] %}{% endfor %}{{ "
+        "ns.l|length }}");
     EXPECT_NE(doubling.find("a list: the result would hold more than 32 MiB"), std::string::npos) << doubling;
     const std::string nesting = error_of(
         "{% set ns = namespace(l=[1]) %}{% for i in range(3000) %}{% set ns.l = [ns.l] %}{% endfor %}{{ ns.l }}");
@@ -90,7 +95,8 @@ TEST(chat_template_fuzz_regressions, a_namespace_cannot_contain_itself) {
 }
 
 TEST(chat_template_fuzz_regressions, loops_are_bounded_by_the_step_budget) {
-    const std::string msg = error_of("{% for i in range(1000000) %}{% for j in range(1000000) %}{% endfor %}{% endfor %}");
+    const std::string msg =
+        error_of("{% for i in range(1000000) %}{% for j in range(1000000) %}{% endfor %}{% endfor %}");
     EXPECT_NE(msg.find("more than 1000000 statements, loop iterations and calls"), std::string::npos) << msg;
     // range()'s million items alone use up the budget: they are charged before the first iteration.
     EXPECT_NE(error_of("{% for i in range(1000000) %}x{% endfor %}").find("more than 1000000"), std::string::npos);
@@ -98,9 +104,10 @@ TEST(chat_template_fuzz_regressions, loops_are_bounded_by_the_step_budget) {
 }
 
 TEST(chat_template_fuzz_regressions, integer_overflow_is_an_error_not_undefined_behaviour) {
-    for (const char* source : {"{{ 9223372036854775807 + 1 }}", "{{ -(-9223372036854775807 - 1) }}",
-                               "{{ (-9223372036854775807 - 1) // -1 }}", "{{ 3037000500 * 3037000500 }}",
-                               "{{ 2 ** 64 }}", "{{ (-9223372036854775807 - 1)|abs }}", "{{ -9223372036854775807 - 2 }}"}) {
+    for (const char* source :
+         {"{{ 9223372036854775807 + 1 }}", "{{ -(-9223372036854775807 - 1) }}",
+          "{{ (-9223372036854775807 - 1) // -1 }}", "{{ 3037000500 * 3037000500 }}", "{{ 2 ** 64 }}",
+          "{{ (-9223372036854775807 - 1)|abs }}", "{{ -9223372036854775807 - 2 }}"}) {
         const std::string msg = error_of(source);
         EXPECT_NE(msg.find("integer overflow"), std::string::npos) << source << ": " << msg;
     }

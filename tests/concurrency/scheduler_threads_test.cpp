@@ -99,7 +99,8 @@ void submit_and_cancel_from_three_threads(const std::shared_ptr<const model>& m)
             records[k].id = batch.submit(jobs[k].prompt, make_sampler(jobs[k].sampling), max_new_tokens(jobs[k].n_new),
                                          std::move(on_token));
             std::this_thread::sleep_for(std::chrono::microseconds(detail::splitmix64_next(rng) % 3000));
-            const bool cancel_now = k == 0 || (cancels < max_cancels_per_client && detail::splitmix64_next(rng) % 3 == 0);
+            const bool cancel_now =
+                k == 0 || (cancels < max_cancels_per_client && detail::splitmix64_next(rng) % 3 == 0);
             if (!cancel_now) continue;
             // One of this client's requests so far not yet cancelled, at random.
             std::vector<std::size_t> open;
@@ -135,7 +136,8 @@ void submit_and_cancel_from_three_threads(const std::shared_ptr<const model>& m)
         if (records[k].cancel_sent && got->reason == finish_reason::cancelled) {
             ++n_cancelled;
             ASSERT_LE(got->tokens.size(), want[k].tokens.size()) << what;
-            EXPECT_TRUE(std::equal(got->tokens.begin(), got->tokens.end(), want[k].tokens.begin())) << what << ": what it made before";
+            EXPECT_TRUE(std::equal(got->tokens.begin(), got->tokens.end(), want[k].tokens.begin()))
+                << what << ": what it made before";
             continue;
         }
         EXPECT_EQ(got->tokens, want[k].tokens) << what;
@@ -156,7 +158,7 @@ TEST(scheduler_threads, submit_and_cancel_from_three_threads_on_a_random_model) 
     submit_and_cancel_from_three_threads(test::small_random_model());
 }
 
-TEST(scheduler_threads, submit_and_cancel_from_three_threads_on_stories260K) {
+TEST(scheduler_threads, submit_and_cancel_from_three_threads_on_stories260_k) {
     NEXTTOK_REQUIRE_DATA(test::stories_gguf);
     submit_and_cancel_from_three_threads(load_model(test::data_path(test::stories_gguf)));
 }

@@ -85,7 +85,7 @@ TEST(shared_model, four_threads_generate_as_they_do_alone_on_a_random_model) {
     expect_concurrent_equals_sequential(test::small_random_model());
 }
 
-TEST(shared_model, four_threads_generate_as_they_do_alone_on_stories260K) {
+TEST(shared_model, four_threads_generate_as_they_do_alone_on_stories260_k) {
     NEXTTOK_REQUIRE_DATA(test::stories_gguf);
     expect_concurrent_equals_sequential(load_model(test::data_path(test::stories_gguf)));
 }

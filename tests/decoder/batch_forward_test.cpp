@@ -35,9 +35,9 @@ void expect_batch_equals_alone(const char* file, int n_threads) {
     NEXTTOK_REQUIRE_DATA(file);
     auto m = load_model(test::data_path(file));
     const std::int64_t V = m->config().vocab_size;
-    const std::vector<token_id> a = {1, 403, 407, 261, 378, 290, 300};      // a whole prompt, all logits
+    const std::vector<token_id> a = {1, 403, 407, 261, 378, 290, 300};       // a whole prompt, all logits
     const std::vector<token_id> b = {1, 300, 258, 400, 261, 262, 263, 264};  // 5 cached, then a chunk of 3, last logits
-    const std::vector<token_id> c = {1, 290, 291, 292, 293, 294};           // 5 cached, then one decode token
+    const std::vector<token_id> c = {1, 290, 291, 292, 293, 294};            // 5 cached, then one decode token
     const std::vector<token_id> d = {1, 17};                                 // 1 cached, one token, no logits
     decoder<Scalar> dec(m, n_threads);
     const auto ref_a = alone<Scalar, Cache>(dec, a), ref_b = alone<Scalar, Cache>(dec, b);
@@ -61,8 +61,10 @@ void expect_batch_equals_alone(const char* file, int n_threads) {
     const std::string where = std::string(file) + ", " + std::to_string(n_threads) + " thread(s)";
     EXPECT_EQ(std::memcmp(logits.data(), ref_c.data() + 5 * V, V * sizeof(float)), 0) << where << ": decode token";
     for (std::size_t i = 0; i < a.size(); ++i)
-        EXPECT_EQ(std::memcmp(logits.data() + (1 + i) * V, ref_a.data() + i * V, V * sizeof(float)), 0) << where << ": prompt row " << i;
-    EXPECT_EQ(std::memcmp(logits.data() + (1 + a.size()) * V, ref_b.data() + 7 * V, V * sizeof(float)), 0) << where << ": chunk";
+        EXPECT_EQ(std::memcmp(logits.data() + (1 + i) * V, ref_a.data() + i * V, V * sizeof(float)), 0)
+            << where << ": prompt row " << i;
+    EXPECT_EQ(std::memcmp(logits.data() + (1 + a.size()) * V, ref_b.data() + 7 * V, V * sizeof(float)), 0)
+        << where << ": chunk";
     EXPECT_EQ(cd.size(), 2) << "a sequence without logits still writes its keys and values";
 
     // The caches hold what they hold alone: the next token of b continues bitwise.

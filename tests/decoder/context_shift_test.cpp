@@ -39,7 +39,8 @@ namespace {
 // n deterministic token ids spread over the vocabulary (BOS-like 1 first).
 std::vector<token_id> some_tokens(std::int64_t n, std::int64_t vocab_size) {
     std::vector<token_id> t(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) t[static_cast<std::size_t>(i)] = static_cast<token_id>((1 + 37 * i) % vocab_size);
+    for (std::int64_t i = 0; i < n; ++i)
+        t[static_cast<std::size_t>(i)] = static_cast<token_id>((1 + 37 * i) % vocab_size);
     return t;
 }
 
@@ -73,12 +74,14 @@ double shift_error(const std::shared_ptr<const model>& m, std::int64_t n, std::i
     dec.shift_context(shifted, keep, d);
     EXPECT_EQ(shifted.size(), n - d);
     // Refill the d positions, shift again: the second shift moves keys the first one rotated.
-    dec.forward(std::span<const token_id>(tokens).subspan(static_cast<std::size_t>(n), static_cast<std::size_t>(d)), n - d, shifted, logits);
+    dec.forward(std::span<const token_id>(tokens).subspan(static_cast<std::size_t>(n), static_cast<std::size_t>(d)),
+                n - d, shifted, logits);
     EXPECT_EQ(shifted.size(), n);
     dec.shift_context(shifted, keep, d);
     EXPECT_EQ(shifted.size(), n - d);
-    dec.forward(std::span<const token_id>(tokens).subspan(static_cast<std::size_t>(n + d), static_cast<std::size_t>(extra)), n - d, shifted,
-                logits, logits_for::all);
+    dec.forward(
+        std::span<const token_id>(tokens).subspan(static_cast<std::size_t>(n + d), static_cast<std::size_t>(extra)),
+        n - d, shifted, logits, logits_for::all);
 
     // What survived: tokens [0, keep), then everything after the two dropped windows.
     std::vector<token_id> kept(tokens.begin(), tokens.begin() + keep);
@@ -100,7 +103,9 @@ void PrintTo(const shift_case& c, std::ostream* os) { *os << c.model; }
 
 class context_shift_test : public ::testing::TestWithParam<shift_case> {
 protected:
-    std::shared_ptr<const model> load() const { return load_model(test::data_path(std::string("models/") + GetParam().model)); }
+    std::shared_ptr<const model> load() const {
+        return load_model(test::data_path(std::string("models/") + GetParam().model));
+    }
 };
 
 TEST_P(context_shift_test, float_cache_matches_a_fresh_prefill_of_the_kept_tokens) {
@@ -164,18 +169,23 @@ TEST_P(context_shift_test, every_layer_moves_values_and_rotates_keys) {
             const std::int64_t from = p < keep ? p : p + d;
             const std::vector<float>& k = old_k[static_cast<std::size_t>(l * n + from)];
             const std::vector<float>& v = old_v[static_cast<std::size_t>(l * n + from)];
-            ASSERT_EQ(std::memcmp(cache.value(l, p), v.data(), static_cast<std::size_t>(kv_dim) * sizeof(float)), 0) << "layer " << l << " position " << p;
+            ASSERT_EQ(std::memcmp(cache.value(l, p), v.data(), static_cast<std::size_t>(kv_dim) * sizeof(float)), 0)
+                << "layer " << l << " position " << p;
             if (p < keep) {
-                ASSERT_EQ(std::memcmp(cache.key(l, p), k.data(), static_cast<std::size_t>(kv_dim) * sizeof(float)), 0) << "layer " << l << " position " << p;
+                ASSERT_EQ(std::memcmp(cache.key(l, p), k.data(), static_cast<std::size_t>(kv_dim) * sizeof(float)), 0)
+                    << "layer " << l << " position " << p;
                 continue;
             }
             std::vector<double> expected(k.begin(), k.end());
             for (std::int64_t h = 0; h < c.n_kv_heads; ++h)
                 for (std::int64_t i = 0; i < half; ++i) {
-                    const std::int64_t a = h * c.head_dim + (neox ? i : 2 * i), b = h * c.head_dim + (neox ? i + half : 2 * i + 1);
+                    const std::int64_t a = h * c.head_dim + (neox ? i : 2 * i),
+                                       b = h * c.head_dim + (neox ? i + half : 2 * i + 1);
                     const double angle = -static_cast<double>(d) * omega[static_cast<std::size_t>(i)];
-                    expected[static_cast<std::size_t>(a)] = k[static_cast<std::size_t>(a)] * std::cos(angle) - k[static_cast<std::size_t>(b)] * std::sin(angle);
-                    expected[static_cast<std::size_t>(b)] = k[static_cast<std::size_t>(a)] * std::sin(angle) + k[static_cast<std::size_t>(b)] * std::cos(angle);
+                    expected[static_cast<std::size_t>(a)] = k[static_cast<std::size_t>(a)] * std::cos(angle) -
+                                                            k[static_cast<std::size_t>(b)] * std::sin(angle);
+                    expected[static_cast<std::size_t>(b)] = k[static_cast<std::size_t>(a)] * std::sin(angle) +
+                                                            k[static_cast<std::size_t>(b)] * std::cos(angle);
                 }
             double num = 0.0, den = 0.0;
             for (std::int64_t j = 0; j < kv_dim; ++j) {
@@ -194,15 +204,20 @@ TEST_P(context_shift_test, every_layer_moves_values_and_rotates_keys) {
     kv_cache<float> fresh(c, n);
     dec.forward(kept, 0, fresh, logits);
     for (std::int64_t p = 0; p < n - d; ++p) {
-        ASSERT_EQ(std::memcmp(cache.value(0, p), fresh.value(0, p), static_cast<std::size_t>(kv_dim) * sizeof(float)), 0) << "position " << p;
-        for (std::int64_t j = 0; j < kv_dim; ++j) ASSERT_NEAR(cache.key(0, p)[j], fresh.key(0, p)[j], 1e-5f * (1.0f + std::abs(fresh.key(0, p)[j])));
+        ASSERT_EQ(std::memcmp(cache.value(0, p), fresh.value(0, p), static_cast<std::size_t>(kv_dim) * sizeof(float)),
+                  0)
+            << "position " << p;
+        for (std::int64_t j = 0; j < kv_dim; ++j)
+            ASSERT_NEAR(cache.key(0, p)[j], fresh.key(0, p)[j], 1e-5f * (1.0f + std::abs(fresh.key(0, p)[j])));
     }
 }
 
 INSTANTIATE_TEST_SUITE_P(files, context_shift_test,
                          ::testing::Values(shift_case{"random/tiny-f32.gguf"}, shift_case{"random/tiny-qwen2-f32.gguf"},
-                                           shift_case{"stories260K/stories260K.gguf"}, shift_case{"random/rope-linear-f32.gguf"},
-                                           shift_case{"random/rope-llama3-f32.gguf"}, shift_case{"random/rope-yarn-qwen2-f32.gguf"}),
+                                           shift_case{"stories260K/stories260K.gguf"},
+                                           shift_case{"random/rope-linear-f32.gguf"},
+                                           shift_case{"random/rope-llama3-f32.gguf"},
+                                           shift_case{"random/rope-yarn-qwen2-f32.gguf"}),
                          [](const ::testing::TestParamInfo<shift_case>& info) {
                              std::string name = info.param.model;
                              name = name.substr(name.find('/') + 1);

@@ -81,7 +81,8 @@ TEST(decoder_determinism, one_and_two_threads_bitwise_equal_with_a_q8_0_cache) {
         ASSERT_EQ(l1.size(), l2.size());
         EXPECT_EQ(std::memcmp(l1.data(), l2.data(), l1.size() * sizeof(float)), 0) << file << ": logits differ bitwise";
         greedy<float>(m, {1, 403, 407, 261, 378}, 40, 1, lf);  // the q8_0 cache is really used
-        EXPECT_NE(std::memcmp(l1.data(), lf.data(), l1.size() * sizeof(float)), 0) << file << ": identical to the float cache";
+        EXPECT_NE(std::memcmp(l1.data(), lf.data(), l1.size() * sizeof(float)), 0)
+            << file << ": identical to the float cache";
     }
 }
 

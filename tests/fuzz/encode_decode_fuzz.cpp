@@ -9,8 +9,8 @@
 //   - decode() of ids throws invalid_argument_error iff some id is outside the vocabulary;
 //   - the streaming detokenizer's push()es and flush() concatenate to decode() whenever decode()
 //     is valid UTF-8, and every push() is valid UTF-8.
+#include <nexttok/detail/utf8.hpp>
 #include <nexttok/io/gguf.hpp>
-#include <nexttok/tokenizer/detail/utf8.hpp>
 #include <nexttok/tokenizer/detokenizer.hpp>
 #include <nexttok/tokenizer/gguf_vocab.hpp>
 #include <nexttok/tokenizer/gpt2_tokenizer_files.hpp>
@@ -44,7 +44,9 @@ std::vector<vocab_entry> load_all() {
         }
     };
     const auto gguf = [&](const char* relative) {
-        return [path = d / relative] { return nexttok::load_tokenizer(nexttok::gguf_file(path)); };
+        return [path = d / relative] {
+            return nexttok::load_tokenizer(nexttok::gguf_file(path));
+        };
     };
     add("stories260K tok512.model (SentencePiece, byte fallback)", true,
         [&] { return nexttok::load_spm_tokenizer(d / "models/stories260K/tok512.model"); });
@@ -56,8 +58,10 @@ std::vector<vocab_entry> load_all() {
                                             nexttok::pre_tokenizer_kind::llama3);
     });
     add("Qwen2 (tiny-qwen2-f32.gguf)", true, gguf("models/random/tiny-qwen2-f32.gguf"));
-    add("Llama-2 SentencePiece (ggml-vocab-llama-spm.gguf)", true, gguf("tokenizers/llama.cpp-vectors/ggml-vocab-llama-spm.gguf"));
-    add("deepseek-llm (ggml-vocab-deepseek-llm.gguf)", false, gguf("tokenizers/llama.cpp-vectors/ggml-vocab-deepseek-llm.gguf"));
+    add("Llama-2 SentencePiece (ggml-vocab-llama-spm.gguf)", true,
+        gguf("tokenizers/llama.cpp-vectors/ggml-vocab-llama-spm.gguf"));
+    add("deepseek-llm (ggml-vocab-deepseek-llm.gguf)", false,
+        gguf("tokenizers/llama.cpp-vectors/ggml-vocab-deepseek-llm.gguf"));
     add("starcoder (ggml-vocab-starcoder.gguf)", false, gguf("tokenizers/llama.cpp-vectors/ggml-vocab-starcoder.gguf"));
     if (out.empty()) {
         std::fprintf(stderr, "encode_decode: no vocabulary found under %s (set NEXTTOK_DATA)\n", d.c_str());
@@ -72,7 +76,8 @@ const std::vector<vocab_entry>& vocabularies() {
 }
 
 // decode() and the streaming detokenizer on ids that are all in the vocabulary.
-void check_streaming(const nexttok::tokenizer& tok, const std::vector<nexttok::token_id>& ids, const std::string& whole) {
+void check_streaming(const nexttok::tokenizer& tok, const std::vector<nexttok::token_id>& ids,
+                     const std::string& whole) {
     nexttok::detokenizer stream(tok);
     std::string streamed;
     for (const nexttok::token_id id : ids) {
@@ -92,7 +97,8 @@ void encode_text(const vocab_entry& v, std::string_view text, bool add_bos, bool
     // SentencePiece spells spaces as U+2581 and decodes every U+2581 as a space, so a text that
     // holds one comes back changed (as with the reference implementation).
     const bool spm_space = v.tok.spm() != nullptr && text.find("\xe2\x96\x81") != std::string_view::npos;
-    if (v.round_trips && !add_bos && !parse_special && !spm_space && nexttok::detail::is_valid_utf8(text) && decoded != text)
+    if (v.round_trips && !add_bos && !parse_special && !spm_space && nexttok::detail::is_valid_utf8(text) &&
+        decoded != text)
         __builtin_trap();
     check_streaming(v.tok, ids, decoded);
 }
@@ -123,7 +129,8 @@ void decode_ids(const vocab_entry& v, const std::uint8_t* data, std::size_t size
 
 // Loading takes several seconds under the sanitizers: done before libFuzzer's per-input timer runs.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    for (const vocab_entry& v : vocabularies()) std::fprintf(stderr, "encode_decode: %zu tokens: %s\n", v.tok.vocab_size(), v.name);
+    for (const vocab_entry& v : vocabularies())
+        std::fprintf(stderr, "encode_decode: %zu tokens: %s\n", v.tok.vocab_size(), v.name);
     return 0;
 }
 

@@ -30,7 +30,8 @@ inline const std::filesystem::path& scratch_dir() {
             const std::string name = entry.path().filename().string();
             if (name.rfind(prefix, 0) != 0) continue;
             const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-            if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) std::filesystem::remove_all(entry.path(), ec);
+            if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+                std::filesystem::remove_all(entry.path(), ec);
         }
         const std::filesystem::path path = base / (prefix + std::to_string(::getpid()));
         std::filesystem::create_directories(path, ec);

@@ -11,7 +11,8 @@
 
 namespace nexttok::fuzz {
 
-inline constexpr const char* sample_text = "Hello world! 123  <s></s><|endoftext|> h\xc3\xa9llo \xf0\x9f\x91\x8b\n\tend";
+inline constexpr const char* sample_text =
+    "Hello world! 123  <s></s><|endoftext|> h\xc3\xa9llo \xf0\x9f\x91\x8b\n\tend";
 
 inline void exercise_tokenizer(const tokenizer& tok) {
     for (const bool special : {false, true}) {

@@ -12,7 +12,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 3) return 0;
     const std::string_view in = nexttok::fuzz::as_chars(data, size);
-    const std::size_t n = std::min<std::size_t>(data[0] | (std::size_t{data[1]} << 8) | (std::size_t{data[2]} << 16), size - 3);
+    const std::size_t n =
+        std::min<std::size_t>(data[0] | (std::size_t{data[1]} << 8) | (std::size_t{data[2]} << 16), size - 3);
     const auto encoder = nexttok::fuzz::write_file("encoder.json", in.substr(3, n));
     const auto merges = nexttok::fuzz::write_file("vocab.bpe", in.substr(3 + n));
     const auto& kinds = nexttok::detail::pre_tokenizer_rows;

@@ -31,16 +31,18 @@
 namespace nexttok {
 namespace {
 
-using test::stories_gguf;
 using test::greedy_options;
+using test::stories_gguf;
 
 // no_cache retains nothing: generate_reusing does not accept it.
 static_assert(prefix_reusing_decoder<decoder<float>, kv_cache<float>>);
 static_assert(prefix_reusing_decoder<decoder<float>, q8_0_kv_cache<float>>);
 static_assert(!prefix_reusing_decoder<decoder<float>, no_cache<float>>);
 template <class Cache>
-constexpr bool callable_with = requires(decoder<float>& d, Cache& c, cached_tokens& h, const tokenizer& t, std::span<const token_id> p,
-                                        const generation_options& o) { generate_reusing(d, c, h, t, p, o); };
+constexpr bool callable_with = requires(decoder<float>& d, Cache& c, cached_tokens& h, const tokenizer& t,
+                                        std::span<const token_id> p, const generation_options& o) {
+    generate_reusing(d, c, h, t, p, o);
+};
 static_assert(callable_with<kv_cache<float>>);
 static_assert(!callable_with<no_cache<float>>);
 
@@ -60,9 +62,12 @@ void expect_bitwise_equal(const generation_result& got, const generation_result&
     EXPECT_EQ(got.text, want.text) << where;
     EXPECT_EQ(got.reason, want.reason) << where;
     ASSERT_EQ(got.logprobs.size(), want.logprobs.size()) << where;
-    EXPECT_EQ(std::memcmp(got.logprobs.data(), want.logprobs.data(), got.logprobs.size() * sizeof(float)), 0) << where << ": logprobs";
+    EXPECT_EQ(std::memcmp(got.logprobs.data(), want.logprobs.data(), got.logprobs.size() * sizeof(float)), 0)
+        << where << ": logprobs";
     ASSERT_EQ(got.processed_logprobs.size(), want.processed_logprobs.size()) << where;
-    EXPECT_EQ(std::memcmp(got.processed_logprobs.data(), want.processed_logprobs.data(), got.processed_logprobs.size() * sizeof(float)), 0)
+    EXPECT_EQ(std::memcmp(got.processed_logprobs.data(), want.processed_logprobs.data(),
+                          got.processed_logprobs.size() * sizeof(float)),
+              0)
         << where << ": processed logprobs";
 }
 
@@ -87,7 +92,8 @@ generation_result reusing_turn(decoder<float>& dec, const model_config& c, Cache
     const auto n_prompt = static_cast<std::int64_t>(prompt.size());
     EXPECT_EQ(r.timings.n_reused_prompt_tokens, expected_reused) << where;
     EXPECT_EQ(r.timings.n_prompt_tokens, n_prompt - expected_reused) << where;
-    EXPECT_EQ(counted.n_prompt_position_tokens, n_prompt - expected_reused) << where << ": prompt tokens the decoder ran";
+    EXPECT_EQ(counted.n_prompt_position_tokens, n_prompt - expected_reused)
+        << where << ": prompt tokens the decoder ran";
     // Afterwards the record holds the prompt and every generated token but the last.
     std::vector<token_id> run = prompt;
     if (!r.tokens.empty()) run.insert(run.end(), r.tokens.begin(), r.tokens.end() - 1);
@@ -114,12 +120,14 @@ void check_conversation(const std::shared_ptr<const model>& m, const tokenizer& 
     p2.insert(p2.end(), r1.tokens.begin(), r1.tokens.end());
     const std::vector<token_id> tail = tok.encode(more, false);
     p2.insert(p2.end(), tail.begin(), tail.end());
-    const auto reused2 = static_cast<std::int64_t>(p1.size() + r1.tokens.size() - 1);  // the last token of turn 1 never ran
+    const auto reused2 =
+        static_cast<std::int64_t>(p1.size() + r1.tokens.size() - 1);  // the last token of turn 1 never ran
     ASSERT_LT(reused2, static_cast<std::int64_t>(p2.size()));
     reusing_turn(dec, c, cache, held, tok, p2, o, reused2, where + ", turn 2 continues turn 1");
 
     // Diverges from the held tokens at position 3 (a token they do not hold there).
-    std::vector<token_id> p3(held.tokens.begin(), held.tokens.begin() + static_cast<std::ptrdiff_t>(held.tokens.size() / 2));
+    std::vector<token_id> p3(held.tokens.begin(),
+                             held.tokens.begin() + static_cast<std::ptrdiff_t>(held.tokens.size() / 2));
     p3[3] = p3[3] == tail.front() ? tail.back() : tail.front();
     p3.insert(p3.end(), tail.begin(), tail.end());
     const std::int64_t reused3 = common_prefix(held.tokens, p3);
@@ -128,7 +136,8 @@ void check_conversation(const std::shared_ptr<const model>& m, const tokenizer& 
 
     // Exactly what the cache holds: everything but the last token is kept, the last one runs.
     const std::vector<token_id> p4 = held.tokens;
-    reusing_turn(dec, c, cache, held, tok, p4, o, static_cast<std::int64_t>(p4.size()) - 1, where + ", turn 4 equals the cache");
+    reusing_turn(dec, c, cache, held, tok, p4, o, static_cast<std::int64_t>(p4.size()) - 1,
+                 where + ", turn 4 equals the cache");
 }
 
 std::shared_ptr<const model> random_model(std::int64_t vocab_size) {
@@ -153,7 +162,7 @@ TEST(generate_reusing, random_model_is_bitwise_a_fresh_generation) {
     check_conversation<q8_0_kv_cache<float>>(m, tok, first, more, seeded(12), "random, q8_0_kv_cache, seeded");
 }
 
-TEST(generate_reusing, stories260K_is_bitwise_a_fresh_generation) {
+TEST(generate_reusing, stories260_k_is_bitwise_a_fresh_generation) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
     const auto m = load_model(test::data_path(stories_gguf));
     const tokenizer tok = load_tokenizer(*m->gguf());
@@ -192,8 +201,10 @@ TEST(generate_reusing, refuses_context_shift_and_bad_prompts) {
     } catch (const invalid_argument_error& e) {
         EXPECT_NE(std::string(e.what()).find("context_shift is not supported"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(generate_reusing(dec, cache, held, tok, std::vector<token_id>{}, greedy_options(4)), invalid_argument_error);
-    EXPECT_THROW(generate_reusing(dec, cache, held, tok, std::vector<token_id>(17, test::bos_id), greedy_options(4)), invalid_argument_error);
+    EXPECT_THROW(generate_reusing(dec, cache, held, tok, std::vector<token_id>{}, greedy_options(4)),
+                 invalid_argument_error);
+    EXPECT_THROW(generate_reusing(dec, cache, held, tok, std::vector<token_id>(17, test::bos_id), greedy_options(4)),
+                 invalid_argument_error);
     generation_options two = greedy_options(4);
     two.n_samples = 2;
     EXPECT_THROW(generate_reusing(dec, cache, held, tok, prompt, two), invalid_argument_error);

@@ -40,7 +40,8 @@ stories load_stories(bool gguf) {
         auto m = load_model(test::data_path(stories_gguf));
         return {m, load_tokenizer(*m->gguf())};
     }
-    return {load_model(test::data_path(stories_bin)), load_llama2c_tokenizer(test::data_path("models/stories260K/tok512.bin"))};
+    return {load_model(test::data_path(stories_bin)),
+            load_llama2c_tokenizer(test::data_path("models/stories260K/tok512.bin"))};
 }
 
 template <class Cache = kv_cache<float>>
@@ -56,7 +57,8 @@ generation_result greedy_text(const stories& s, const std::string& prompt, std::
 class stories_greedy : public ::testing::TestWithParam<bool> {
 protected:
     void SetUp() override {
-        if (!std::filesystem::exists(test::data_path(stories_gguf))) GTEST_SKIP() << "shared test data not found: " << test::data_dir();
+        if (!std::filesystem::exists(test::data_path(stories_gguf)))
+            GTEST_SKIP() << "shared test data not found: " << test::data_dir();
     }
 };
 
@@ -104,7 +106,8 @@ TEST(generate, cached_and_uncached_agree_for_100_steps) {
     dec.forward(seq, 0, kv, a);
     for (token_id t : cached.tokens) {
         dec.forward(seq, 0, scratch, b);
-        for (std::int64_t j = 0; j < V; ++j) ASSERT_NEAR(a[j], b[j], 1e-5) << "position " << seq.size() << " logit " << j;
+        for (std::int64_t j = 0; j < V; ++j)
+            ASSERT_NEAR(a[j], b[j], 1e-5) << "position " << seq.size() << " logit " << j;
         seq.push_back(t);
         dec.forward(std::span<const token_id>(&seq.back(), 1), static_cast<std::int64_t>(seq.size()) - 1, kv, a);
     }
@@ -166,11 +169,11 @@ TEST(generate, callback_streams_the_text_and_can_stop) {
     max_new_tokens stop(50);
     std::string streamed;
     int calls = 0;
-    const auto r = generate(dec, cache, s.tok, s.tok.encode("Once upon a time", true), sampler, stop,
-                            [&](const token_event& e) {
-                                streamed += e.text;
-                                return ++calls < 7;
-                            });
+    const auto r =
+        generate(dec, cache, s.tok, s.tok.encode("Once upon a time", true), sampler, stop, [&](const token_event& e) {
+            streamed += e.text;
+            return ++calls < 7;
+        });
     EXPECT_EQ(r.reason, finish_reason::callback);
     EXPECT_EQ(r.tokens.size(), 7u);
     EXPECT_EQ(streamed, r.text);

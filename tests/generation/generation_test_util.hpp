@@ -25,17 +25,18 @@ inline constexpr token_id eos_id = 2;
 
 // ids: 0 <unk>, 1 <s>, 2 </s>, 3 + b: the byte token <0xbb>, then the pieces below in order.
 inline tokenizer scripted_tokenizer() {
-    std::vector<token_data> t{{"<unk>", 0.0f, token_type::unknown}, {"<s>", 0.0f, token_type::control},
-                              {"</s>", 0.0f, token_type::control}};
+    std::vector<token_data> t{
+        {"<unk>", 0.0f, token_type::unknown}, {"<s>", 0.0f, token_type::control}, {"</s>", 0.0f, token_type::control}};
     for (int b = 0; b < 256; ++b) {
         char text[8];
         std::snprintf(text, sizeof text, "<0x%02X>", b);
         t.push_back({text, 0.0f, token_type::byte});
     }
-    for (const char* p : {"a", "b", "c", "aa", "ab", "S", "TO", "P", "ST", "OP", "x", "y", "z", " ", "END", "E", "ND", "Hello", "."})
+    for (const char* p :
+         {"a", "b", "c", "aa", "ab", "S", "TO", "P", "ST", "OP", "x", "y", "z", " ", "END", "E", "ND", "Hello", "."})
         t.push_back({p, -1.0f, token_type::normal});
-    return tokenizer(spm_tokenizer(vocabulary(std::move(t), {.bos = bos_id, .eos = eos_id, .unk = 0}),
-                                   {.add_space_prefix = false}));
+    return tokenizer(
+        spm_tokenizer(vocabulary(std::move(t), {.bos = bos_id, .eos = eos_id, .unk = 0}), {.add_space_prefix = false}));
 }
 
 inline token_id piece(const tokenizer& tok, const char* text) { return tok.vocab().find(text); }
@@ -48,7 +49,7 @@ public:
     using scalar_type = float;
 
     scripted_decoder(std::int64_t vocab_size, std::size_t n_prompt, std::vector<token_id> script)
-        : n_prompt_(n_prompt), script_(std::move(script)) {
+            : n_prompt_(n_prompt), script_(std::move(script)) {
         config_.vocab_size = vocab_size;
         config_.dim = 4;
         config_.hidden_dim = 4;
@@ -108,7 +109,8 @@ public:
                  logits_for which = logits_for::last) {
         ++n_calls;
         n_tokens += static_cast<std::int64_t>(tokens.size());
-        for (std::int64_t i = 0; i < static_cast<std::int64_t>(tokens.size()); ++i) n_prompt_position_tokens += pos0 + i < n_prompt_ ? 1 : 0;
+        for (std::int64_t i = 0; i < static_cast<std::int64_t>(tokens.size()); ++i)
+            n_prompt_position_tokens += pos0 + i < n_prompt_ ? 1 : 0;
         inner_->forward(tokens, pos0, cache, logits, which);
     }
 

@@ -17,7 +17,7 @@
 namespace nexttok {
 namespace {
 
-TEST(hf_directory_generation, stories260K_greedy_text_from_bos) {
+TEST(hf_directory_generation, stories260_k_greedy_text_from_bos) {
     NEXTTOK_REQUIRE_DATA("models/stories260K/hf/tokenizer.model");
     const auto dir = test::data_path("models/stories260K/hf");
     auto m = load_model(dir);

@@ -39,7 +39,6 @@
 namespace nexttok {
 namespace {
 
-
 using test::stories_gguf;
 using stories = test::stories_model;
 using test::greedy_options;
@@ -86,7 +85,8 @@ TEST(long_context, the_last_position_gives_one_more_token_as_llama2c) {
 
     paged_kv_cache<float> pool(s.m->config(), {.n_blocks = 64, .block_size = 16});  // max_seq_len 128
     const std::vector<std::vector<token_id>> prompts{prompt, prompt};
-    for (const auto& b : generate_batch(dec, pool, s.tok, std::span<const std::vector<token_id>>(prompts), greedy_options(1000))) {
+    for (const auto& b :
+         generate_batch(dec, pool, s.tok, std::span<const std::vector<token_id>>(prompts), greedy_options(1000))) {
         EXPECT_EQ(b.reason, finish_reason::cache_full);
         EXPECT_EQ(b.tokens, want.tokens);
     }
@@ -101,10 +101,10 @@ TEST(long_context, the_last_position_gives_one_more_token_as_llama2c) {
 TEST(long_context, kept_positions_count_bos_as_llama_cpp) {
     const std::vector<token_id> with_bos{1, 7, 8, 9, 10};
     const std::vector<token_id> without{7, 8, 9, 10};
-    EXPECT_EQ(detail::kept_positions(0, with_bos, 1), 1);   // BOS alone
-    EXPECT_EQ(detail::kept_positions(2, with_bos, 1), 3);   // BOS + 2
-    EXPECT_EQ(detail::kept_positions(4, with_bos, 1), 5);   // the whole prompt
-    EXPECT_EQ(detail::kept_positions(5, with_bos, 1), 5);   // more than the prompt: the whole prompt
+    EXPECT_EQ(detail::kept_positions(0, with_bos, 1), 1);  // BOS alone
+    EXPECT_EQ(detail::kept_positions(2, with_bos, 1), 3);  // BOS + 2
+    EXPECT_EQ(detail::kept_positions(4, with_bos, 1), 5);  // the whole prompt
+    EXPECT_EQ(detail::kept_positions(5, with_bos, 1), 5);  // more than the prompt: the whole prompt
     EXPECT_EQ(detail::kept_positions(-1, with_bos, 1), 5);
     EXPECT_EQ(detail::kept_positions(0, without, 1), 0);
     EXPECT_EQ(detail::kept_positions(2, without, 1), 2);
@@ -142,7 +142,8 @@ void expect_matches_fresh_prefill(decoder<float>& dec, const std::vector<token_i
             dec.forward(window, 0, fresh, logits);
             const auto best = static_cast<token_id>(std::max_element(logits.begin(), logits.end()) - logits.begin());
             EXPECT_EQ(r.tokens[i], best) << "token " << i << " after " << n_shifts_seen << " shifts";
-            const double lp = static_cast<double>(logits[static_cast<std::size_t>(r.tokens[i])]) - detail::log_sum_exp(logits);
+            const double lp =
+                static_cast<double>(logits[static_cast<std::size_t>(r.tokens[i])]) - detail::log_sum_exp(logits);
             EXPECT_NEAR(r.logprobs[i], lp, 1e-4) << "token " << i;
         }
         if (i + 1 == r.tokens.size()) break;
@@ -162,8 +163,8 @@ TEST(context_shift, after_each_shift_the_cache_equals_a_fresh_prefill_of_what_it
     if (!have_shift_context()) GTEST_SKIP() << "decoder::shift_context is not there yet";
     const tokenizer tok = test::scripted_tokenizer();
     decoder<float> dec(one_layer_model(static_cast<std::int64_t>(tok.vocab_size())), 1);
-    const std::vector<token_id> prompt{test::bos_id, test::piece(tok, "a"), test::piece(tok, "b"), test::piece(tok, "c"),
-                                       test::piece(tok, "Hello")};
+    const std::vector<token_id> prompt{test::bos_id, test::piece(tok, "a"), test::piece(tok, "b"),
+                                       test::piece(tok, "c"), test::piece(tok, "Hello")};
     constexpr std::int64_t capacity = 16;
     for (const std::int64_t keep : {0, 2, -1}) {
         generation_options o = greedy_options(60);
@@ -186,7 +187,8 @@ TEST(context_shift, after_each_shift_the_cache_equals_a_fresh_prefill_of_what_it
 TEST(context_shift, is_refused_where_it_cannot_work) {
     const tokenizer tok = test::scripted_tokenizer();
     decoder<float> dec(one_layer_model(static_cast<std::int64_t>(tok.vocab_size())), 1);
-    const std::vector<token_id> prompt{test::bos_id, test::piece(tok, "a"), test::piece(tok, "b"), test::piece(tok, "c")};
+    const std::vector<token_id> prompt{test::bos_id, test::piece(tok, "a"), test::piece(tok, "b"),
+                                       test::piece(tok, "c")};
     generation_options o = greedy_options(40);
     o.context_shift = true;
 
@@ -195,7 +197,8 @@ TEST(context_shift, is_refused_where_it_cannot_work) {
         generate(dec, scratch, tok, prompt, o);
         FAIL() << "no_cache cannot shift";
     } catch (const invalid_argument_error& e) {
-        EXPECT_NE(std::string(e.what()).find("context_shift needs a KV cache that keeps history"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("context_shift needs a KV cache that keeps history"), std::string::npos)
+            << e.what();
     }
     if (!have_shift_context()) return;
 
@@ -206,7 +209,8 @@ TEST(context_shift, is_refused_where_it_cannot_work) {
         generate(dec, tiny, tok, prompt, o);
         FAIL() << "keeping 4 of 5 positions must be refused";
     } catch (const invalid_argument_error& e) {
-        EXPECT_NE(std::string(e.what()).find("context_shift keeps 4 positions of a cache of 5"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("context_shift keeps 4 positions of a cache of 5"), std::string::npos)
+            << e.what();
     }
     o.keep = 2;  // 3 with BOS: fine
     const auto r = generate(dec, tiny, tok, prompt, o);
@@ -248,7 +252,7 @@ TEST(context_shift, scheduler_and_speculative_decoding_refuse_it) {
 }
 
 // Acceptance 4 in the library: far past the 128-position context of stories260K.gguf.
-TEST(context_shift, stories260K_generates_far_past_its_context) {
+TEST(context_shift, stories260_k_generates_far_past_its_context) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
     if (!have_shift_context()) GTEST_SKIP() << "decoder::shift_context is not there yet";
     const auto s = load_stories();

@@ -21,7 +21,8 @@ namespace {
 class non_finite_logits : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (!std::filesystem::exists(test::data_path(test::non_finite_source))) GTEST_SKIP() << "shared test data not found";
+        if (!std::filesystem::exists(test::data_path(test::non_finite_source)))
+            GTEST_SKIP() << "shared test data not found";
         c_ = test::make_non_finite_case(dir_);
         if (c_.k < 0) GTEST_SKIP();
     }
@@ -66,7 +67,8 @@ TEST_F(non_finite_logits, generate_n_throws_naming_the_position) {
         (void)generate_n(dec, cache, tok, c_.prompt, o);
         FAIL() << "generated from NaN logits";
     } catch (const error& e) {
-        EXPECT_NE(std::string(e.what()).find(test::nan_position_message(nan_position())), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(test::nan_position_message(nan_position())), std::string::npos)
+            << e.what();
     }
 }
 
@@ -87,7 +89,8 @@ TEST_F(non_finite_logits, score_throws_for_a_nan_row_it_reads_only) {
         (void)score(dec, cache, c_.prompt, past_t);
         FAIL() << "scored with NaN logits";
     } catch (const error& e) {
-        EXPECT_NE(std::string(e.what()).find("score: " + test::nan_position_message(nan_position())), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("score: " + test::nan_position_message(nan_position())), std::string::npos)
+            << e.what();
     }
 }
 

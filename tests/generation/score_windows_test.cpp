@@ -23,7 +23,8 @@ namespace {
 using test::stories_gguf;
 
 const char* const story =
-    "Once upon a time, there was a little girl named Lily. She loved to play outside in the park. One day, she saw a big "
+    "Once upon a time, there was a little girl named Lily. She loved to play outside in the park. One day, she saw a "
+    "big "
     "red ball under a tree. She wanted to play with it, but it was too high. Lily asked her mom to help her. Her mom "
     "smiled.";  // 88 tokens with BOS
 
@@ -48,7 +49,8 @@ score_result by_hand(decoder<float>& dec, std::int64_t capacity, const std::vect
     if (begin > 0) w.front() = bos;
     kv_cache<float> cache(dec.config(), capacity);
     const std::span<const token_id> v(w);
-    return score(dec, cache, v.first(static_cast<std::size_t>(from - begin)), v.subspan(static_cast<std::size_t>(from - begin)));
+    return score(dec, cache, v.first(static_cast<std::size_t>(from - begin)),
+                 v.subspan(static_cast<std::size_t>(from - begin)));
 }
 
 void expect_sum_of(const score_result& got, const std::vector<score_result>& parts) {
@@ -77,7 +79,8 @@ TEST(score_windows, a_text_that_fits_is_scored_as_score_does) {
     EXPECT_EQ(got.n_windows, 1);
     // Exactly filling the window is still one window.
     const auto n = static_cast<std::size_t>(f.ids.size());
-    const auto exact = score_windows(dec, cache, all.first(4), all.subspan(4), {.window = static_cast<std::int64_t>(n)});
+    const auto exact =
+        score_windows(dec, cache, all.first(4), all.subspan(4), {.window = static_cast<std::int64_t>(n)});
     EXPECT_EQ(exact.logprob, score(dec, cache, all.first(4), all.subspan(4)).logprob);
     EXPECT_EQ(exact.n_windows, 1);
 }
@@ -111,7 +114,8 @@ TEST(score_windows, a_long_text_is_the_sum_of_its_windows) {
             std::vector<token_id> w(f.ids.begin() + begin, f.ids.begin() + end);
             kv_cache<float> c(f.m->config(), 32);
             const std::span<const token_id> v(w);
-            return score(dec, c, v.first(static_cast<std::size_t>(from - begin)), v.subspan(static_cast<std::size_t>(from - begin)));
+            return score(dec, c, v.first(static_cast<std::size_t>(from - begin)),
+                         v.subspan(static_cast<std::size_t>(from - begin)));
         };
         expect_sum_of(got, {plain(24, 40, 56), plain(48, 56, 80), plain(n - 32, 80, n)});
         EXPECT_EQ(got.n_tokens(), n - 40);
@@ -128,7 +132,8 @@ TEST(score_windows, rejects_windows_the_cache_cannot_hold) {
         score_windows(dec, cache, all.first(1), all.subspan(1), {.window = 33});
         FAIL() << "a window larger than the cache must be refused";
     } catch (const invalid_argument_error& e) {
-        EXPECT_NE(std::string(e.what()).find("window = 33: expected 2 to the cache's 32 positions"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("window = 33: expected 2 to the cache's 32 positions"), std::string::npos)
+            << e.what();
     }
     EXPECT_THROW(score_windows(dec, cache, all.first(1), all.subspan(1), {.stride = 32}), invalid_argument_error);
     EXPECT_THROW(score_windows(dec, cache, all.first(1), all.subspan(1), {.stride = -1}), invalid_argument_error);

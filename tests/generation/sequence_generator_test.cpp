@@ -44,7 +44,8 @@ struct event_record {
 struct recorder {
     std::vector<event_record> events;
     token_callback callback = [this](const token_event& e) {
-        events.push_back({e.id, std::string(e.text), e.logprob, e.index, {e.top_logprobs.begin(), e.top_logprobs.end()}, e.sample});
+        events.push_back(
+            {e.id, std::string(e.text), e.logprob, e.index, {e.top_logprobs.begin(), e.top_logprobs.end()}, e.sample});
         return true;
     };
 };
@@ -56,11 +57,13 @@ std::string streamed_text(const std::vector<event_record>& events) {
     return all;
 }
 
-void expect_same_top(const std::vector<token_logprob>& a, const std::vector<token_logprob>& b, const std::string& where) {
+void expect_same_top(const std::vector<token_logprob>& a, const std::vector<token_logprob>& b,
+                     const std::string& where) {
     ASSERT_EQ(a.size(), b.size()) << where;
     for (std::size_t i = 0; i < a.size(); ++i) {
         EXPECT_EQ(a[i].id, b[i].id) << where << " rank " << i;
-        EXPECT_EQ(a[i].logprob, b[i].logprob) << where << " rank " << i;  // bitwise: the same arithmetic on the same logits
+        EXPECT_EQ(a[i].logprob, b[i].logprob)
+            << where << " rank " << i;  // bitwise: the same arithmetic on the same logits
     }
 }
 
@@ -71,7 +74,8 @@ void expect_same_result(const generation_result& got, const generation_result& w
     EXPECT_EQ(got.logprobs, want.logprobs);
     EXPECT_EQ(got.processed_logprobs, want.processed_logprobs);
     ASSERT_EQ(got.top_logprobs.size(), want.top_logprobs.size());
-    for (std::size_t i = 0; i < got.top_logprobs.size(); ++i) expect_same_top(got.top_logprobs[i], want.top_logprobs[i], "step " + std::to_string(i));
+    for (std::size_t i = 0; i < got.top_logprobs.size(); ++i)
+        expect_same_top(got.top_logprobs[i], want.top_logprobs[i], "step " + std::to_string(i));
     EXPECT_EQ(got.timings.n_prompt_tokens, want.timings.n_prompt_tokens);
     EXPECT_EQ(got.timings.n_decode_steps, want.timings.n_decode_steps);
 }
@@ -142,7 +146,8 @@ reference_run run_by_hand(const stories& s, std::span<const token_id> prompt, co
         dec.forward(prompt, 0, cache, logits);
         while (gen.next(logits)) {
             const token_id last = gen.sequence().back();
-            dec.forward(std::span<const token_id>(&last, 1), static_cast<std::int64_t>(gen.sequence().size()) - 1, cache, logits);
+            dec.forward(std::span<const token_id>(&last, 1), static_cast<std::int64_t>(gen.sequence().size()) - 1,
+                        cache, logits);
         }
     }
     EXPECT_TRUE(gen.finished());
@@ -157,7 +162,7 @@ reference_run run_by_hand(const stories& s, std::span<const token_id> prompt, co
 // the stopped run really ends on it.
 std::string stop_string_of(const std::string& text) { return text.substr(text.size() / 2, 5); }
 
-TEST(SequenceGenerator, DrivenByHandIsGenerateGreedy) {
+TEST(sequence_generator, driven_by_hand_is_generate_greedy) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
     const auto& s = test::shared_stories();
     const auto prompt = s.tok.encode("Once upon a time", true);
@@ -170,7 +175,7 @@ TEST(SequenceGenerator, DrivenByHandIsGenerateGreedy) {
     EXPECT_EQ(got.result.timings.n_decode_steps, 39);
 }
 
-TEST(SequenceGenerator, DrivenByHandIsGenerateSampledWithStopString) {
+TEST(sequence_generator, driven_by_hand_is_generate_sampled_with_stop_string) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
     const auto& s = test::shared_stories();
     const auto prompt = s.tok.encode("Once upon a time", true);
@@ -193,9 +198,12 @@ TEST(SequenceGenerator, DrivenByHandIsGenerateSampledWithStopString) {
 // move (the generator refers to its members).
 struct lane {
     lane(const stories& s, std::vector<token_id> prompt_ids, const generation_options& o)
-        : prompt(std::move(prompt_ids)), cache(s.m->config(), capacity), sample(make_sampler(o, s.tok)),
-          stop(make_stopping(o, s.tok)), logits(static_cast<std::size_t>(s.m->config().vocab_size)),
-          gen(&s.tok, prompt, sample, stop, rec.callback, cache.capacity(), settings_of(o)) {}
+            : prompt(std::move(prompt_ids)),
+              cache(s.m->config(), capacity),
+              sample(make_sampler(o, s.tok)),
+              stop(make_stopping(o, s.tok)),
+              logits(static_cast<std::size_t>(s.m->config().vocab_size)),
+              gen(&s.tok, prompt, sample, stop, rec.callback, cache.capacity(), settings_of(o)) {}
 
     std::vector<token_id> prompt;
     kv_cache<float> cache;
@@ -206,7 +214,7 @@ struct lane {
     sequence_generator<any_sampler, any_of_criteria> gen;
 };
 
-TEST(SequenceGenerator, TwoInterleavedSequencesEachGiveTheirResultAlone) {
+TEST(sequence_generator, two_interleaved_sequences_each_give_their_result_alone) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
     const auto& s = test::shared_stories();
     const auto prompt_a = s.tok.encode("Once upon a time", true);
@@ -230,7 +238,8 @@ TEST(SequenceGenerator, TwoInterleavedSequencesEachGiveTheirResultAlone) {
         for (lane* l : lanes) {
             if (l->gen.finished() || !l->gen.next(l->logits)) continue;
             const token_id last = l->gen.sequence().back();
-            dec.forward(std::span<const token_id>(&last, 1), static_cast<std::int64_t>(l->gen.sequence().size()) - 1, l->cache, l->logits);
+            dec.forward(std::span<const token_id>(&last, 1), static_cast<std::int64_t>(l->gen.sequence().size()) - 1,
+                        l->cache, l->logits);
         }
         ++rounds;
     }
@@ -243,7 +252,7 @@ TEST(SequenceGenerator, TwoInterleavedSequencesEachGiveTheirResultAlone) {
     expect_same_events(b.rec.events, want_b.events);
 }
 
-TEST(SequenceGenerator, StopWithCancelledOnStoriesKeepsTheTokensSoFar) {
+TEST(sequence_generator, stop_with_cancelled_on_stories_keeps_the_tokens_so_far) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
     const auto& s = test::shared_stories();
     const auto prompt = s.tok.encode("Once upon a time", true);
@@ -268,7 +277,8 @@ TEST(SequenceGenerator, StopWithCancelledOnStoriesKeepsTheTokensSoFar) {
             break;
         }
         const token_id last = gen.sequence().back();
-        dec.forward(std::span<const token_id>(&last, 1), static_cast<std::int64_t>(gen.sequence().size()) - 1, cache, logits);
+        dec.forward(std::span<const token_id>(&last, 1), static_cast<std::int64_t>(gen.sequence().size()) - 1, cache,
+                    logits);
     }
     EXPECT_EQ(gen.reason(), finish_reason::cancelled);
     const auto got = gen.finish();
@@ -286,10 +296,11 @@ protected:
     token_id p(const char* text) const { return test::piece(tok, text); }
 };
 
-TEST_F(scripted, StopWithCancelledReleasesTheHeldBackText) {
+TEST_F(scripted, stop_with_cancelled_releases_the_held_back_text) {
     // After x S TO the text "xSTO" shows only "x": "STO" could still become "STOP". Cancelled there,
     // the held-back text is no stop string and finish() streams it.
-    test::scripted_decoder dec(static_cast<std::int64_t>(tok.vocab_size()), 1, {p("x"), p("S"), p("TO"), p("P"), p("y")});
+    test::scripted_decoder dec(static_cast<std::int64_t>(tok.vocab_size()), 1,
+                               {p("x"), p("S"), p("TO"), p("P"), p("y")});
     kv_cache<float> cache(dec.config(), 64);
     auto sample = make_sampler_chain(greedy{});
     any_of stop(eos_criterion{test::eos_id}, max_new_tokens(64), stop_strings(std::vector<std::string>{"STOP"}));
@@ -300,7 +311,8 @@ TEST_F(scripted, StopWithCancelledReleasesTheHeldBackText) {
     dec.forward(prompt, 0, cache, logits);
     for (int i = 0; i < 3; ++i) {
         ASSERT_TRUE(gen.next(logits));
-        dec.forward(std::span<const token_id>(&gen.sequence().back(), 1), static_cast<std::int64_t>(gen.sequence().size()) - 1, cache, logits);
+        dec.forward(std::span<const token_id>(&gen.sequence().back(), 1),
+                    static_cast<std::int64_t>(gen.sequence().size()) - 1, cache, logits);
     }
     EXPECT_FALSE(gen.finished());
     gen.stop_with(finish_reason::cancelled);
@@ -323,7 +335,7 @@ TEST_F(scripted, StopWithCancelledReleasesTheHeldBackText) {
     EXPECT_EQ(streamed_text(rec.events), r.text);
 }
 
-TEST_F(scripted, NothingToGenerateNeedsNoLogits) {
+TEST_F(scripted, nothing_to_generate_needs_no_logits) {
     // A prompt ending inside a character (the first byte of 日): the flush turns it into U+FFFD, which
     // generate() reports as text too; the generator needs neither a model nor logits to say so.
     const std::vector<token_id> partial{test::bos_id, test::byte_token(tok, 0xE6)};
@@ -355,7 +367,7 @@ TEST_F(scripted, NothingToGenerateNeedsNoLogits) {
     }
 }
 
-TEST_F(scripted, CacheFullAtCapacityAndNoTextWithoutATokenizer) {
+TEST_F(scripted, cache_full_at_capacity_and_no_text_without_a_tokenizer) {
     test::scripted_decoder dec(static_cast<std::int64_t>(tok.vocab_size()), 1, std::vector<token_id>(20, p("a")));
     kv_cache<float> cache(dec.config(), 4);
     ASSERT_EQ(cache.capacity(), 4);
@@ -368,7 +380,8 @@ TEST_F(scripted, CacheFullAtCapacityAndNoTextWithoutATokenizer) {
     dec.forward(prompt, 0, cache, logits);
     int n_forward = 1;
     while (gen.next(logits)) {
-        dec.forward(std::span<const token_id>(&gen.sequence().back(), 1), static_cast<std::int64_t>(gen.sequence().size()) - 1, cache, logits);
+        dec.forward(std::span<const token_id>(&gen.sequence().back(), 1),
+                    static_cast<std::int64_t>(gen.sequence().size()) - 1, cache, logits);
         ++n_forward;
     }
     EXPECT_EQ(gen.reason(), finish_reason::cache_full);
@@ -384,13 +397,14 @@ TEST_F(scripted, CacheFullAtCapacityAndNoTextWithoutATokenizer) {
     expect_same_result(r, generate(dec, cache2, prompt, sample2, stop2));
 
     EXPECT_THROW(sequence_generator(&tok, std::span<const token_id>(), sample, stop, none, 4), invalid_argument_error);
-    EXPECT_THROW(sequence_generator(&tok, std::vector<token_id>(5, test::bos_id), sample, stop, none, 4), invalid_argument_error);
+    EXPECT_THROW(sequence_generator(&tok, std::vector<token_id>(5, test::bos_id), sample, stop, none, 4),
+                 invalid_argument_error);
     // The callback is referenced: a temporary one would dangle, so it does not compile.
     using generator = sequence_generator<decltype(sample), max_new_tokens>;
-    static_assert(std::is_constructible_v<generator, const tokenizer*, std::span<const token_id>, decltype(sample)&, max_new_tokens&,
-                                          const token_callback&, std::int64_t>);
-    static_assert(!std::is_constructible_v<generator, const tokenizer*, std::span<const token_id>, decltype(sample)&, max_new_tokens&,
-                                           token_callback&&, std::int64_t>);
+    static_assert(std::is_constructible_v<generator, const tokenizer*, std::span<const token_id>, decltype(sample)&,
+                                          max_new_tokens&, const token_callback&, std::int64_t>);
+    static_assert(!std::is_constructible_v<generator, const tokenizer*, std::span<const token_id>, decltype(sample)&,
+                                           max_new_tokens&, token_callback&&, std::int64_t>);
 }
 
 }  // namespace

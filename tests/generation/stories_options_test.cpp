@@ -20,23 +20,43 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
 namespace nexttok {
 namespace {
 
-
 using test::stories_gguf;
 using stories = test::stories_model;
 using test::greedy_options;
 
-TEST(StoriesScore, LogProbabilityOfTheGreedyContinuationIsTheSumOfGeneratesLogprobs) {
-    NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto& s = test::shared_stories();
-    decoder<float> dec(s.m);
-    kv_cache<float> cache(s.m->config(), 256);
-    const auto prompt = s.tok.encode("Once upon a time", true);
+// The setup these tests share: stories260K (loaded once for the program), a decoder of it, the
+// prompt "Once upon a time" and a float cache of the positions a test asks for.
+class stories_run : public ::testing::Test {
+protected:
+    void SetUp() override {
+        NEXTTOK_REQUIRE_DATA(stories_gguf);
+        s_ = &test::shared_stories();
+        dec_.emplace(s_->m);
+        prompt_ = s_->tok.encode("Once upon a time", true);
+    }
+    const test::stories_model& model() const { return *s_; }
+    decoder<float>& dec() { return *dec_; }
+    const std::vector<token_id>& prompt() const { return prompt_; }
+    kv_cache<float> cache(std::int64_t positions) const { return kv_cache<float>(s_->m->config(), positions); }
+
+private:
+    const test::stories_model* s_ = nullptr;
+    std::optional<decoder<float>> dec_;
+    std::vector<token_id> prompt_;
+};
+
+TEST_F(stories_run, score_log_probability_of_the_greedy_continuation_is_the_sum_of_generates_logprobs) {
+    const auto& s = model();
+    decoder<float>& dec = this->dec();
+    kv_cache<float> cache = this->cache(256);
+    const auto& prompt = this->prompt();
     generation_options o = greedy_options(80);
     o.ignore_eos = true;  // exactly 80 tokens
     const auto gen = generate(dec, cache, s.tok, prompt, o);
@@ -47,7 +67,8 @@ TEST(StoriesScore, LogProbabilityOfTheGreedyContinuationIsTheSumOfGeneratesLogpr
     const score_result sc = score(dec, cache, prompt, gen.tokens);
     ASSERT_EQ(sc.n_tokens(), 80);
     EXPECT_NEAR(sc.logprob, sum, 1e-4);
-    for (std::size_t i = 0; i < gen.tokens.size(); ++i) EXPECT_NEAR(sc.token_logprobs[i], gen.logprobs[i], 1e-5) << "token " << i;
+    for (std::size_t i = 0; i < gen.tokens.size(); ++i)
+        EXPECT_NEAR(sc.token_logprobs[i], gen.logprobs[i], 1e-5) << "token " << i;
     EXPECT_NEAR(sc.perplexity(), std::exp(-sum / 80.0), 1e-6 * sc.perplexity());
     std::cout << "[stories260K] greedy continuation of 80 tokens: log-probability " << sc.logprob << ", perplexity "
               << sc.perplexity() << "\n";
@@ -79,12 +100,11 @@ int repeated_4grams(const std::vector<token_id>& t) {
     return repeats;
 }
 
-TEST(StoriesRepetitionPenalty, PenaltyOnePointThreeReducesRepeated4Grams) {
-    NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto& s = test::shared_stories();
-    decoder<float> dec(s.m);
-    kv_cache<float> cache(s.m->config(), 512);
-    const auto prompt = s.tok.encode("Once upon a time", true);
+TEST_F(stories_run, repetition_penalty_penalty_one_point_three_reduces_repeated4_grams) {
+    const auto& s = model();
+    decoder<float>& dec = this->dec();
+    kv_cache<float> cache = this->cache(512);
+    const auto& prompt = this->prompt();
     auto run = [&](float penalty) {
         generation_options o = greedy_options(200);
         o.ignore_eos = true;
@@ -105,7 +125,7 @@ TEST(StoriesRepetitionPenalty, PenaltyOnePointThreeReducesRepeated4Grams) {
     EXPECT_LT(n_penalized * 2, n_plain) << "the penalty must at least halve the repeated 4-grams";
 }
 
-TEST(StoriesGenerateN, FourSamplesShareOnePrefill) {
+TEST(stories_generate_n, four_samples_share_one_prefill) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
     const auto& s = test::shared_stories();
     decoder<float> inner(s.m);
@@ -127,8 +147,9 @@ TEST(StoriesGenerateN, FourSamplesShareOnePrefill) {
     for (const auto& r : results) decode_steps += r.timings.n_decode_steps;
     EXPECT_EQ(dec.n_calls, 1 + decode_steps);
     EXPECT_EQ(dec.n_tokens, n_prompt + decode_steps);
-    std::cout << "[stories260K] 4 samples: " << dec.n_calls << " forward calls, " << dec.n_tokens << " tokens, of which "
-              << dec.n_prompt_position_tokens << " at prompt positions (" << n_prompt << " prompt tokens; 4 separate "
+    std::cout << "[stories260K] 4 samples: " << dec.n_calls << " forward calls, " << dec.n_tokens
+              << " tokens, of which " << dec.n_prompt_position_tokens << " at prompt positions (" << n_prompt
+              << " prompt tokens; 4 separate "
               << "generations would run " << 4 * n_prompt << ")\n";
 
     // The samples are independent draws (different seeds) ...
@@ -150,10 +171,11 @@ TEST(StoriesGenerateN, FourSamplesShareOnePrefill) {
 
 // On a paged pool the samples fork the prompt's sequence: its blocks are shared, not copied (a
 // sample copies only the partly filled last one), and the samples equal those on a kv_cache.
-TEST(StoriesGenerateN, OnAPagedPoolSamplesShareThePromptsBlocks) {
+TEST(stories_generate_n, on_a_paged_pool_samples_share_the_prompts_blocks) {
     NEXTTOK_REQUIRE_DATA(stories_gguf);
     const auto& s = test::shared_stories();
-    const auto prompt = s.tok.encode("Once upon a time there was a little girl named Lily. She loved to play outside", true);
+    const auto prompt =
+        s.tok.encode("Once upon a time there was a little girl named Lily. She loved to play outside", true);
     const auto n_prompt = static_cast<std::int64_t>(prompt.size());
     generation_options o;
     o.sampling.temperature = 0.9f;
@@ -183,12 +205,11 @@ TEST(StoriesGenerateN, OnAPagedPoolSamplesShareThePromptsBlocks) {
     EXPECT_EQ(pool.n_used_blocks(), 0) << "nothing is held afterwards";
 }
 
-TEST(StoriesLogprobs, TopAlternativesAreTheMostLikelyTokensWithTheirLogProbabilities) {
-    NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto& s = test::shared_stories();
-    decoder<float> dec(s.m);
-    kv_cache<float> cache(s.m->config(), 128);
-    const auto prompt = s.tok.encode("Once upon a time", true);
+TEST_F(stories_run, logprobs_top_alternatives_are_the_most_likely_tokens_with_their_log_probabilities) {
+    const auto& s = model();
+    decoder<float>& dec = this->dec();
+    kv_cache<float> cache = this->cache(128);
+    const auto& prompt = this->prompt();
     generation_options o = greedy_options(20);
     o.n_logprobs = 5;
     std::vector<std::vector<token_logprob>> streamed;
@@ -208,8 +229,10 @@ TEST(StoriesLogprobs, TopAlternativesAreTheMostLikelyTokensWithTheirLogProbabili
         double z = 0.0;
         for (float l : logits) z += std::exp(double(l));
         std::vector<std::pair<double, token_id>> all;
-        for (std::size_t j = 0; j < v; ++j) all.push_back({std::log(std::exp(double(logits[j])) / z), static_cast<token_id>(j)});
-        std::sort(all.begin(), all.end(), [](auto a, auto b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+        for (std::size_t j = 0; j < v; ++j)
+            all.push_back({std::log(std::exp(double(logits[j])) / z), static_cast<token_id>(j)});
+        std::sort(all.begin(), all.end(),
+                  [](auto a, auto b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
         ASSERT_EQ(r.top_logprobs[i].size(), 5u);
         for (std::size_t k = 0; k < 5; ++k) {
             EXPECT_EQ(r.top_logprobs[i][k].id, all[k].second) << "step " << i << " rank " << k;
@@ -224,12 +247,11 @@ TEST(StoriesLogprobs, TopAlternativesAreTheMostLikelyTokensWithTheirLogProbabili
     for (std::size_t i = 0; i < streamed.size(); ++i) EXPECT_EQ(streamed[i].front().id, r.top_logprobs[i].front().id);
 }
 
-TEST(StoriesOptions, OptionsBuildTheSamePoliciesAsTheHandMadeOnes) {
-    NEXTTOK_REQUIRE_DATA(stories_gguf);
-    const auto& s = test::shared_stories();
-    decoder<float> dec(s.m);
-    kv_cache<float> cache(s.m->config(), 256);
-    const auto prompt = s.tok.encode("Once upon a time", true);
+TEST_F(stories_run, options_build_the_same_policies_as_the_hand_made_ones) {
+    const auto& s = model();
+    decoder<float>& dec = this->dec();
+    kv_cache<float> cache = this->cache(256);
+    const auto& prompt = this->prompt();
     generation_options o;
     o.sampling.seed = 8;
     o.sampling.repeat_penalty = 1.1f;

@@ -3,10 +3,10 @@
 // multi-byte characters spelled with byte-fallback tokens, and the rule that the user never sees a
 // held-back prefix that turned into a stop string (checked after every event, and on random scripts
 // against an oracle that decodes the whole token sequence).
+#include <nexttok/detail/utf8.hpp>
 #include <nexttok/generation.hpp>
 #include <nexttok/sampling.hpp>
 #include <nexttok/stopping.hpp>
-#include <nexttok/tokenizer/detail/utf8.hpp>
 
 #include "generation_test_util.hpp"
 
@@ -56,7 +56,7 @@ protected:
     token_id byte(unsigned char b) const { return test::byte_token(tok, b); }
 };
 
-TEST_F(streaming, StopStringSplitOverTwoTokens) {
+TEST_F(streaming, stop_string_split_over_two_tokens) {
     const auto run = run_script(tok, {p("x"), p("E"), p("ND"), p("y")}, {"END"});
     EXPECT_EQ(run.result.reason, finish_reason::stop_string);
     EXPECT_EQ(run.result.text, "x");
@@ -64,14 +64,14 @@ TEST_F(streaming, StopStringSplitOverTwoTokens) {
     EXPECT_EQ(run.events, (std::vector<std::string>{"x", "", ""}));
 }
 
-TEST_F(streaming, StopStringSplitOverThreeTokens) {
+TEST_F(streaming, stop_string_split_over_three_tokens) {
     const auto run = run_script(tok, {p("Hello"), p("S"), p("TO"), p("P"), p("z")}, {"STOP"});
     EXPECT_EQ(run.result.reason, finish_reason::stop_string);
     EXPECT_EQ(run.result.text, "Hello");
     EXPECT_EQ(run.events, (std::vector<std::string>{"Hello", "", "", ""}));
 }
 
-TEST_F(streaming, OverlappingPartialMatchReleasesOnlyTheFalseStart) {
+TEST_F(streaming, overlapping_partial_match_releases_only_the_false_start) {
     // "aab" in "aaab": after "a a" both could start it; after the third "a" the first one cannot.
     const auto run = run_script(tok, {p("a"), p("a"), p("a"), p("b"), p("c")}, {"aab"});
     EXPECT_EQ(run.result.reason, finish_reason::stop_string);
@@ -79,30 +79,30 @@ TEST_F(streaming, OverlappingPartialMatchReleasesOnlyTheFalseStart) {
     EXPECT_EQ(run.events, (std::vector<std::string>{"", "", "a", ""}));
 }
 
-TEST_F(streaming, HeldBackTextThatDoesNotBecomeAStopStringIsReleased) {
+TEST_F(streaming, held_back_text_that_does_not_become_a_stop_string_is_released) {
     const auto run = run_script(tok, {p("S"), p("TO"), p("x"), p("y")}, {"STOP"});
     EXPECT_EQ(run.result.reason, finish_reason::eos);
     EXPECT_EQ(run.result.text, "STOxy");
     EXPECT_EQ(run.events, (std::vector<std::string>{"", "", "STOx", "y", ""}));  // EOS adds no text
 }
 
-TEST_F(streaming, TextHeldBackWhenAnotherCriterionEndsGenerationIsReleasedAtTheEnd) {
+TEST_F(streaming, text_held_back_when_another_criterion_ends_generation_is_released_at_the_end) {
     const auto run = run_script(tok, {p("x"), p("S"), p("TO"), p("P")}, {"STOP"}, false, 3);
     EXPECT_EQ(run.result.reason, finish_reason::max_new_tokens);
     EXPECT_EQ(run.result.text, "xSTO");
     EXPECT_EQ(run.events, (std::vector<std::string>{"x", "", "STO"}));
 }
 
-TEST_F(streaming, IncludeStopStringKeepsItAndDropsWhatFollowsInTheSameToken) {
+TEST_F(streaming, include_stop_string_keeps_it_and_drops_what_follows_in_the_same_token) {
     const auto run = run_script(tok, {p("x"), p("ST"), p("OP"), p("y")}, {"STO"}, true);
     EXPECT_EQ(run.result.reason, finish_reason::stop_string);
     EXPECT_EQ(run.result.text, "xSTO");  // "P" of the last token is after the stop string
 }
 
-TEST_F(streaming, MultiByteCharactersSplitOverByteTokens) {
+TEST_F(streaming, multi_byte_characters_split_over_byte_tokens) {
     // x 日 本 y, each CJK character spelled with three byte-fallback tokens.
-    const std::vector<token_id> script{p("x"),        byte(0xE6), byte(0x97), byte(0xA5), byte(0xE6),
-                                       byte(0x9C), byte(0xAC), p("y")};
+    const std::vector<token_id> script{p("x"),     byte(0xE6), byte(0x97), byte(0xA5),
+                                       byte(0xE6), byte(0x9C), byte(0xAC), p("y")};
     const std::string ri = "\xE6\x97\xA5", ben = "\xE6\x9C\xAC";
     // No stop string: the character appears with its third byte, never before.
     const auto plain = run_script(tok, script, {});
@@ -122,7 +122,7 @@ TEST_F(streaming, MultiByteCharactersSplitOverByteTokens) {
 
 // Oracle: the first token count L at which decode(tokens[:L]) contains a stop string; the text is cut
 // at the earliest start among the matches then.
-TEST_F(streaming, RandomScriptsAgreeWithTheDecodeOracle) {
+TEST_F(streaming, random_scripts_agree_with_the_decode_oracle) {
     const std::vector<token_id> pieces{p("a"), p("b"), p("aa"), p("ab"), p("c"), byte(0xC3), byte(0xA9)};
     const std::vector<std::string> stops{"aab", "bab", "c\xC3\xA9"};
     std::mt19937 gen(31);
@@ -159,7 +159,7 @@ TEST_F(streaming, RandomScriptsAgreeWithTheDecodeOracle) {
     EXPECT_GT(stopped, 100);
 }
 
-TEST_F(streaming, GenerationOptionsStopAndMinNewTokens) {
+TEST_F(streaming, generation_options_stop_and_min_new_tokens) {
     // The script wants EOS right away; min_new_tokens 3 masks it for three draws (greedy then takes
     // the lowest id among the tied zeros: <unk>, id 0).
     test::scripted_decoder dec(static_cast<std::int64_t>(tok.vocab_size()), 1, {test::eos_id});
@@ -181,7 +181,8 @@ TEST_F(streaming, GenerationOptionsStopAndMinNewTokens) {
     EXPECT_EQ(r2.tokens.size(), 5u);
     for (token_id t : r2.tokens) EXPECT_NE(t, test::eos_id);
     // Stop strings from the options.
-    test::scripted_decoder words(static_cast<std::int64_t>(tok.vocab_size()), 1, {p("Hello"), p(" "), p("E"), p("ND"), p("x")});
+    test::scripted_decoder words(static_cast<std::int64_t>(tok.vocab_size()), 1,
+                                 {p("Hello"), p(" "), p("E"), p("ND"), p("x")});
     generation_options st;
     st.sampling.temperature = 0.0f;
     st.stop = {"END"};
@@ -195,7 +196,7 @@ TEST_F(streaming, GenerationOptionsStopAndMinNewTokens) {
     EXPECT_EQ(generate(words, cache, tok, prompt, ml).tokens.size(), 2u);
 }
 
-TEST_F(streaming, CancellationAndTimeoutFromTheOptions) {
+TEST_F(streaming, cancellation_and_timeout_from_the_options) {
     const std::vector<token_id> prompt{test::bos_id};
     std::vector<token_id> long_script(40, p("a"));
     test::scripted_decoder dec(static_cast<std::int64_t>(tok.vocab_size()), 1, long_script);
@@ -222,7 +223,7 @@ TEST_F(streaming, CancellationAndTimeoutFromTheOptions) {
     EXPECT_LT(rt.tokens.size(), 10u);
 }
 
-TEST_F(streaming, OptionsAreValidated) {
+TEST_F(streaming, options_are_validated) {
     test::scripted_decoder dec(static_cast<std::int64_t>(tok.vocab_size()), 1, {});
     kv_cache<float> cache(dec.config(), 64);
     const std::vector<token_id> prompt{test::bos_id};

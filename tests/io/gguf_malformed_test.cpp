@@ -20,7 +20,8 @@ const char* const source = "models/stories260K/stories260K.gguf";
 class gguf_malformed : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (!std::filesystem::exists(test::data_path(source))) GTEST_SKIP() << "shared test data not found: " << test::data_path(source);
+        if (!std::filesystem::exists(test::data_path(source)))
+            GTEST_SKIP() << "shared test data not found: " << test::data_path(source);
         original_ = test::read_bytes(test::data_path(source));
     }
 
@@ -43,9 +44,7 @@ protected:
     }
 
     // Offset of the tensor-directory entry of `name` (its name-length field).
-    std::size_t tensor_entry(const std::string& name) const {
-        return test::find(original_, name) - 8;
-    }
+    std::size_t tensor_entry(const std::string& name) const { return test::find(original_, name) - 8; }
 
     test::bytes original_;
     test::temp_dir dir_;
@@ -91,7 +90,8 @@ TEST_F(gguf_malformed, absurd_string_length_is_rejected_before_allocating) {
     auto b = original_;
     test::put<std::uint64_t>(b, 24, std::uint64_t{1} << 60);  // length of the first key
     const auto msg = load_error(b);
-    EXPECT_NE(msg.find("metadata key #0 (string of 1152921504606846976 bytes) at offset 0x20"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("metadata key #0 (string of 1152921504606846976 bytes) at offset 0x20"), std::string::npos)
+        << msg;
 }
 
 TEST_F(gguf_malformed, absurd_array_count) {
@@ -166,7 +166,8 @@ TEST_F(gguf_malformed, shape_does_not_match_hyper_parameters) {
     test::put<std::uint64_t>(b, dim1, 16);  // fewer rows: still in bounds, wrong for n_kv_heads * head_dim
     const auto msg = load_error(b);
     EXPECT_NE(msg.find("tensor 'blk.2.attn_k.weight' at offset 0x"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("shape [64, 16] does not match the hyper-parameters (expected [64, 32])"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("shape [64, 16] does not match the hyper-parameters (expected [64, 32])"), std::string::npos)
+        << msg;
 }
 
 TEST_F(gguf_malformed, missing_tensor) {
@@ -195,7 +196,9 @@ TEST_F(gguf_malformed, unsupported_tensor_type_names_itself) {
     test::put<std::uint32_t>(b, type, static_cast<std::uint32_t>(tensor_type::q8_1));
     const auto msg = load_error<unsupported_error>(b, "unsupported.gguf");
     EXPECT_NE(msg.find("unsupported.gguf: tensor 'token_embd.weight' at offset " + detail::hex_offset(offset) +
-                       ": type q8_1 is not supported"), std::string::npos) << msg;
+                       ": type q8_1 is not supported"),
+              std::string::npos)
+        << msg;
 }
 
 // Values and tensor entries patched in place: each error names the file, the key or tensor, its
@@ -214,14 +217,17 @@ TEST_F(gguf_malformed, tensor_entries_out_of_their_domain) {
     EXPECT_NE(with(n_dims, std::uint32_t{5}).find(at + "5 dimensions (expected 1 to 4)"), std::string::npos);
     EXPECT_NE(with(n_dims, std::uint32_t{0}).find(at + "0 dimensions (expected 1 to 4)"), std::string::npos);
     EXPECT_NE(with(dim0, std::uint64_t{0}).find(at + "absurd shape: dimension 0 is 0"), std::string::npos);
-    EXPECT_NE(with(dim0, std::uint64_t{1} << 41).find(at + "absurd shape: dimension 0 is 2199023255552"), std::string::npos);
+    EXPECT_NE(with(dim0, std::uint64_t{1} << 41).find(at + "absurd shape: dimension 0 is 2199023255552"),
+              std::string::npos);
     // q8_0 holds blocks of 32 values: a row of 64 fits, one of 48 does not.
     auto b = original_;
     test::put<std::uint64_t>(b, dim0, 48);
     test::put<std::uint32_t>(b, type, static_cast<std::uint32_t>(tensor_type::q8_0));
-    EXPECT_NE(load_error(b).find(at + "first dimension 48 is not a multiple of the q8_0 block size 32"), std::string::npos);
+    EXPECT_NE(load_error(b).find(at + "first dimension 48 is not a multiple of the q8_0 block size 32"),
+              std::string::npos);
     const std::uint64_t data = test::get<std::uint64_t>(original_, offset);
-    EXPECT_NE(with(offset, data + 4).find(at + "data offset " + detail::hex_offset(data + 4) + " is not a multiple of the alignment 32"),
+    EXPECT_NE(with(offset, data + 4)
+                  .find(at + "data offset " + detail::hex_offset(data + 4) + " is not a multiple of the alignment 32"),
               std::string::npos);
     // blk.0.attn_k.weight renamed blk.0.attn_q.weight: two entries of one name.
     b = original_;
@@ -311,10 +317,18 @@ TEST(gguf_raw, bools_out_of_domain_a_key_twice_and_a_bad_alignment) {
     raw_gguf flag(1);
     flag.key("flag").put(boolean).put<std::uint8_t>(2);
     std::string msg = gguf_error(flag.bytes());
-    EXPECT_NE(msg.find("raw.gguf: value of metadata key 'flag' at offset 0x28: a bool must be 0 or 1, got 2"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("raw.gguf: value of metadata key 'flag' at offset 0x28: a bool must be 0 or 1, got 2"),
+              std::string::npos)
+        << msg;
 
     raw_gguf bools(1);
-    bools.key("flags").put(array).put(boolean).put<std::uint64_t>(3).put<std::uint8_t>(1).put<std::uint8_t>(0).put<std::uint8_t>(5);
+    bools.key("flags")
+        .put(array)
+        .put(boolean)
+        .put<std::uint64_t>(3)
+        .put<std::uint8_t>(1)
+        .put<std::uint8_t>(0)
+        .put<std::uint8_t>(5);
     msg = gguf_error(bools.bytes());
     EXPECT_NE(msg.find("raw.gguf: array of metadata key 'flags' at offset 0x"), std::string::npos) << msg;
     EXPECT_NE(msg.find("a bool element must be 0 or 1"), std::string::npos) << msg;

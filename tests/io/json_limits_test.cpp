@@ -112,8 +112,9 @@ TEST(json_limits, safetensors_header_nested_a_million_levels) {
 TEST(json_limits, safetensors_errors_quote_long_names_short) {
     test::temp_dir dir;
     const std::string name(100'000, 'n');
-    const auto dtype = dir.write("dtype.safetensors",
-                                 make_safetensors("{\"" + name + "\":{\"dtype\":\"" + name + "\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8));
+    const auto dtype = dir.write(
+        "dtype.safetensors",
+        make_safetensors("{\"" + name + "\":{\"dtype\":\"" + name + "\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8));
     const std::string msg = error_of([&] { safetensors_file f(dtype); });
     EXPECT_LT(msg.size(), 300u) << msg.substr(0, 400);
     EXPECT_NE(msg.find("unknown dtype 'nnnn"), std::string::npos) << msg;
@@ -121,7 +122,10 @@ TEST(json_limits, safetensors_errors_quote_long_names_short) {
     const auto syntax = dir.write("syntax.safetensors", make_safetensors("{\"" + name + "\n\": 1}", 0));
     const std::string msg2 = error_of([&] { safetensors_file f(syntax); });
     EXPECT_LT(msg2.size(), 300u) << msg2.substr(0, 400);
-    EXPECT_NE(msg2.find("syntax.safetensors: header (JSON from offset 0x8): not valid JSON at line 1, column 100003 (byte offset 0x186a2)"), std::string::npos) << msg2;
+    EXPECT_NE(msg2.find("syntax.safetensors: header (JSON from offset 0x8): not valid JSON at line 1, column 100003 "
+                        "(byte offset 0x186a2)"),
+              std::string::npos)
+        << msg2;
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include "kernel_path.hpp"
 
 #include <nexttok/kernels/matmul.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 #include <gtest/gtest.h>
 
@@ -189,7 +189,7 @@ TEST(k_quant_paths, iq4_xs_matches_the_documented_order) {
     expect_paths_agree<block_iq4_xs>(6, 2560, 9, 32);
 }
 
-// The per-256 activation values the kernels read (q8_act_row::qs_k, d_k, bsum16_k) are the formula's
+// The per-256 activation values the kernels read (q8_act_row::q8k_qs, q8k_scales, q8k_sums16) are the formula's
 // on every path.
 TEST(k_quant_paths, per_256_activations_are_their_formula) {
     NEXTTOK_REQUIRE_KERNEL_PATH();
@@ -203,14 +203,15 @@ TEST(k_quant_paths, per_256_activations_are_their_formula) {
         const q8_k_reference ref = quantize_q8_k_reference(x.data() + t * cols, cols);
         const q8_act_row& row = act.row(t);
         for (std::int64_t b = 0; b < cols / 256; ++b) {
-            ASSERT_EQ(row.d_k[b], ref.d[static_cast<std::size_t>(b)]) << "token " << t << " block " << b;
+            ASSERT_EQ(row.q8k_scales[b], ref.d[static_cast<std::size_t>(b)]) << "token " << t << " block " << b;
             for (int e = 0; e < 256; ++e)
-                ASSERT_EQ(row.qs_k[256 * b + 32 * order[e / 32] + e % 32], ref.q[static_cast<std::size_t>(256 * b + e)])
+                ASSERT_EQ(row.q8k_qs[256 * b + 32 * order[e / 32] + e % 32],
+                          ref.q[static_cast<std::size_t>(256 * b + e)])
                     << "token " << t << " element " << 256 * b + e;
             for (int i = 0; i < 16; ++i) {
                 int sum = 0;
                 for (int e = 16 * i; e < 16 * i + 16; ++e) sum += ref.q[static_cast<std::size_t>(256 * b + e)];
-                ASSERT_EQ(row.bsum16_k[16 * b + i], sum) << "token " << t << " block " << b << " sum " << i;
+                ASSERT_EQ(row.q8k_sums16[16 * b + i], sum) << "token " << t << " block " << b << " sum " << i;
             }
         }
     }

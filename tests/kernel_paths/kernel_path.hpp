@@ -10,9 +10,9 @@
 // same bits (1 and 2 threads; all tokens in one call, in calls of 1..3 tokens) against a reference.
 #pragma once
 
-#include <nexttok/io/tensor_view.hpp>
 #include <nexttok/kernels/matmul.hpp>
 #include <nexttok/kernels/thread_pool.hpp>
+#include <nexttok/tensor/tensor_view.hpp>
 
 #include <gtest/gtest.h>
 
@@ -42,11 +42,11 @@ inline bool kernel_path_runs_here() {
 }  // namespace nexttok::test
 
 // First statement of every kernel-path test: skips it where the CPU lacks the program's features.
-#define NEXTTOK_REQUIRE_KERNEL_PATH()                                                                       \
-    do {                                                                                                    \
-        if (!::nexttok::test::kernel_path_runs_here())                                                      \
+#define NEXTTOK_REQUIRE_KERNEL_PATH()                                                                   \
+    do {                                                                                                \
+        if (!::nexttok::test::kernel_path_runs_here())                                                  \
             GTEST_SKIP() << "this CPU lacks the instructions of the " << ::nexttok::test::kernel_path() \
-                         << " kernel path";                                                                 \
+                         << " kernel path";                                                             \
     } while (0)
 
 namespace nexttok::test {
@@ -99,7 +99,8 @@ inline float reduce16_tree(const float (&a)[16]) {
 // A rows x cols weight matrix of Block, from raw bytes, with its view.
 template <class Block>
 struct block_matrix {
-    block_matrix(std::int64_t rows, std::int64_t cols) : blocks(static_cast<std::size_t>(rows * cols / Block::block_size)) {
+    block_matrix(std::int64_t rows, std::int64_t cols)
+            : blocks(static_cast<std::size_t>(rows * cols / Block::block_size)) {
         view.name = std::string("w");
         view.type = Block::type;
         view.n_dims = 2;
@@ -107,7 +108,9 @@ struct block_matrix {
         view.data = reinterpret_cast<const std::byte*>(blocks.data());
         view.n_bytes = blocks.size() * sizeof(Block);
     }
-    const Block* row(std::int64_t r) const { return blocks.data() + r * static_cast<std::int64_t>(view.cols()) / Block::block_size; }
+    const Block* row(std::int64_t r) const {
+        return blocks.data() + r * static_cast<std::int64_t>(view.cols()) / Block::block_size;
+    }
     std::vector<Block> blocks;
     tensor_view view;
 };
@@ -147,8 +150,8 @@ inline void expect_matmul_bitwise(const tensor_view& w, const std::vector<float>
                 for (std::int64_t r = 0; r < rows; ++r) {
                     const auto i = static_cast<std::size_t>(t * rows + r);
                     ASSERT_EQ(std::bit_cast<std::uint32_t>(y[i]), std::bit_cast<std::uint32_t>(want[i]))
-                        << kernel_path() << " path, " << pool->size() << " threads, calls of " << step << " tokens: token "
-                        << t << " row " << r << ": " << y[i] << " vs the reference " << want[i];
+                        << kernel_path() << " path, " << pool->size() << " threads, calls of " << step
+                        << " tokens: token " << t << " row " << r << ": " << y[i] << " vs the reference " << want[i];
                 }
         }
     }

@@ -7,7 +7,7 @@
 // 1-3 tokens (decode), rows of 1, 3, 33 and 67 blocks (partial groups, two prefill column ranges).
 #include "kernel_path.hpp"
 
-#include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include "kernel_path.hpp"
 
 #include <nexttok/kernels/quant_act.hpp>
-#include <nexttok/kernels/quantize.hpp>
+#include <nexttok/tensor/quantize.hpp>
 
 #include <gtest/gtest.h>
 
@@ -48,14 +48,17 @@ TEST(kernel_path, non_finite_activations_quantize_to_defined_values) {
     const q8_act_row& row = act.row(0);
     for (std::int64_t i = 0; i < 256; ++i) {
         ASSERT_GE(row.qs[i], -127) << "element " << i;
-        ASSERT_GE(row.qs_k[i], -127) << "element " << i << " of the per-256 quantization";
+        ASSERT_GE(row.q8k_qs[i], -127) << "element " << i << " of the per-256 quantization";
     }
     // The reference is only defined for finite blocks (it converts without a clamp).
     for (std::int64_t b : {3, 5, 6, 7}) {
         const test::q8_reference ref = test::quantize_q8_reference(x.data() + 32 * b, 32);
-        for (int i = 0; i < 32; ++i) EXPECT_EQ(row.qs[32 * b + i], ref.q[static_cast<std::size_t>(i)]) << "block " << b << " element " << i;
-        EXPECT_EQ(std::bit_cast<std::uint32_t>(row.lane_d[8 * b]), std::bit_cast<std::uint32_t>(ref.d[0])) << "block " << b;
-        EXPECT_EQ(std::bit_cast<std::uint32_t>(row.dsum[b]), std::bit_cast<std::uint32_t>(ref.dsum[0])) << "block " << b;
+        for (int i = 0; i < 32; ++i)
+            EXPECT_EQ(row.qs[32 * b + i], ref.q[static_cast<std::size_t>(i)]) << "block " << b << " element " << i;
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(row.lane_scales[8 * b]), std::bit_cast<std::uint32_t>(ref.d[0]))
+            << "block " << b;
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(row.dsum[b]), std::bit_cast<std::uint32_t>(ref.dsum[0]))
+            << "block " << b;
     }
     // The huge block's extremes are the ends of the range, as for any block maximum.
     EXPECT_EQ(row.qs[96 + 1], 127);

@@ -8,7 +8,7 @@
 #include <nexttok/kernels/attention.hpp>
 #include <nexttok/kernels/dot.hpp>
 #include <nexttok/kernels/q8_0_rows.hpp>
-#include <nexttok/kernels/quantize.hpp>
+#include <nexttok/tensor/quantize.hpp>
 
 #include <gtest/gtest.h>
 
@@ -41,13 +41,16 @@ void check_dot_rows(std::int64_t n) {
     const std::int64_t count = 53, queries = 3, ldo = 60;  // three blocks of sixteen rows and five single ones
     const std::vector<T> rows = random_rows<T>(count, n, 1);
     const std::vector<float> q = random_rows<float>(queries, n, 2);  // query k at k * (n + 3)
-    const auto row = [&](std::int64_t t) { return rows.data() + t * (n + 3); };
+    const auto row = [&](std::int64_t t) {
+        return rows.data() + t * (n + 3);
+    };
     std::vector<float> out(static_cast<std::size_t>(queries * ldo));
     dot_rows(row, count, q.data(), queries, n + 3, n, 0.125f, out.data(), ldo);
     for (std::int64_t k = 0; k < queries; ++k)
         for (std::int64_t t = 0; t < count; ++t) {
             const float want = dot(row(t), q.data() + k * (n + 3), n) * 0.125f;
-            ASSERT_EQ(std::bit_cast<std::uint32_t>(out[static_cast<std::size_t>(k * ldo + t)]), std::bit_cast<std::uint32_t>(want))
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(out[static_cast<std::size_t>(k * ldo + t)]),
+                      std::bit_cast<std::uint32_t>(want))
                 << "n " << n << " query " << k << " row " << t;
         }
 }
@@ -68,23 +71,28 @@ void check_weighted_rows(std::int64_t n) {
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
     std::vector<float> p(static_cast<std::size_t>(heads * ldp));
     for (auto& v : p) v = unit(rng);
-    const auto row = [&](std::int64_t t) { return rows.data() + t * (n + 3); };
+    const auto row = [&](std::int64_t t) {
+        return rows.data() + t * (n + 3);
+    };
     std::vector<float> all(static_cast<std::size_t>(heads * ldo)), alone(static_cast<std::size_t>(ldo));
     weighted_rows(p.data(), ldp, heads, row, count, n, all.data(), ldo);
     for (std::int64_t k = 0; k < heads; ++k) {
         weighted_rows(p.data() + k * ldp, ldp, 1, row, count, n, alone.data(), ldo);
         for (std::int64_t j = 0; j < n; ++j) {
             const float got = all[static_cast<std::size_t>(k * ldo + j)];
-            ASSERT_EQ(std::bit_cast<std::uint32_t>(got), std::bit_cast<std::uint32_t>(alone[static_cast<std::size_t>(j)]))
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(got),
+                      std::bit_cast<std::uint32_t>(alone[static_cast<std::size_t>(j)]))
                 << "n " << n << " head " << k << " column " << j;
             double want = 0.0, scale = 0.0;
             for (std::int64_t t = 0; t < count; ++t) {
-                const double term = static_cast<double>(p[static_cast<std::size_t>(k * ldp + t)]) * static_cast<float>(row(t)[j]);
+                const double term =
+                    static_cast<double>(p[static_cast<std::size_t>(k * ldp + t)]) * static_cast<float>(row(t)[j]);
                 want += term;
                 scale += std::fabs(term);
             }
             // count roundings of at most half an ulp of a partial sum, each below scale
-            ASSERT_LE(std::fabs(got - want), static_cast<double>(count) * 0x1p-24 * scale) << "n " << n << " head " << k << " column " << j;
+            ASSERT_LE(std::fabs(got - want), static_cast<double>(count) * 0x1p-24 * scale)
+                << "n " << n << " head " << k << " column " << j;
         }
     }
 }
@@ -104,8 +112,9 @@ struct q8_0_rows_fixture {
     std::vector<float> f;  // row t at t * blocks * 32
 
     q8_0_rows_fixture(std::int64_t count, std::int64_t blocks_per_row, std::uint64_t seed)
-        : blocks(blocks_per_row), q(static_cast<std::size_t>(count * blocks_per_row)),
-          f(static_cast<std::size_t>(count * blocks_per_row * 32)) {
+            : blocks(blocks_per_row),
+              q(static_cast<std::size_t>(count * blocks_per_row)),
+              f(static_cast<std::size_t>(count * blocks_per_row * 32)) {
         const std::int64_t n = blocks * 32;
         const std::vector<float> x = random_rows<float>(count, n, seed);
         for (std::int64_t t = 0; t < count; ++t) quantize_row_q8_0(x.data() + t * (n + 3), q.data() + t * blocks, n);
@@ -118,13 +127,15 @@ struct q8_0_rows_fixture {
 
 // (offset, n) views of 5-block rows: whole vectors from a block start, from its middle (16), from
 // offsets that make vectors straddle two blocks (24, 8), and a scalar-only length.
-const std::pair<std::int64_t, std::int64_t> q8_0_views[] = {{0, 64}, {64, 64}, {0, 128}, {16, 128}, {24, 72}, {8, 8}, {40, 120}};
+const std::pair<std::int64_t, std::int64_t> q8_0_views[] = {{0, 64},  {64, 64}, {0, 128}, {16, 128},
+                                                            {24, 72}, {8, 8},   {40, 120}};
 
 TEST(q8_0_row, reads_each_value_as_d_times_q) {
     const q8_0_rows_fixture rows(3, 5, 7);
     for (std::int64_t t = 0; t < 3; ++t)
         for (std::int64_t j = 0; j < 160; ++j)
-            ASSERT_EQ(std::bit_cast<std::uint32_t>(rows.quantized(t, 0)[j]), std::bit_cast<std::uint32_t>(rows.dequantized(t, 0)[j]))
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(rows.quantized(t, 0)[j]),
+                      std::bit_cast<std::uint32_t>(rows.dequantized(t, 0)[j]))
                 << "row " << t << " value " << j;
     float max_error = 0.0f;  // and the quantization is q8_0's: within half a step d / 2 of the input
     const std::vector<float> x = random_rows<float>(3, 160, 7);
@@ -145,20 +156,24 @@ TEST(dot_rows, over_q8_0_rows_equals_the_dequantized_rows) {
     for (const auto& view : q8_0_views) {
         const std::int64_t offset = view.first, n = view.second;  // named: lambdas capture them
         std::vector<float> got(static_cast<std::size_t>(queries * ldo)), want(got.size());
-        dot_rows([&](std::int64_t t) { return rows.quantized(t, offset); }, count, q.data(), queries, 163, n, 0.125f, got.data(), ldo);
-        dot_rows([&](std::int64_t t) { return rows.dequantized(t, offset); }, count, q.data(), queries, 163, n, 0.125f, want.data(), ldo);
+        dot_rows([&](std::int64_t t) { return rows.quantized(t, offset); }, count, q.data(), queries, 163, n, 0.125f,
+                 got.data(), ldo);
+        dot_rows([&](std::int64_t t) { return rows.dequantized(t, offset); }, count, q.data(), queries, 163, n, 0.125f,
+                 want.data(), ldo);
         for (std::int64_t k = 0; k < queries; ++k)
             for (std::int64_t t = 0; t < count; ++t) {
                 const std::size_t i = static_cast<std::size_t>(k * ldo + t);
                 const float one = dot(rows.quantized(t, offset), q.data() + k * 163, n) * 0.125f;
-                ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(one)) << "offset " << offset << " n " << n;
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(one))
+                    << "offset " << offset << " n " << n;
                 if (n % dot_step == 0) {
                     ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(want[i]))
                         << "offset " << offset << " n " << n << " query " << k << " row " << t;
                 } else {  // the last n % dot_step terms one by one: the compiler may fuse them or not
                     double scale = 0.0;
                     for (std::int64_t j = 0; j < n; ++j)
-                        scale += std::fabs(static_cast<double>(rows.dequantized(t, offset)[j]) * q[static_cast<std::size_t>(k * 163 + j)]);
+                        scale += std::fabs(static_cast<double>(rows.dequantized(t, offset)[j]) *
+                                           q[static_cast<std::size_t>(k * 163 + j)]);
                     ASSERT_LE(std::fabs(got[i] - want[i]), static_cast<double>(n) * 0x1p-24 * scale * 0.125)
                         << "offset " << offset << " n " << n << " query " << k << " row " << t;
                 }
@@ -176,8 +191,11 @@ TEST(weighted_rows, over_q8_0_rows_equals_the_dequantized_rows) {
     for (const auto& view : q8_0_views) {
         const std::int64_t offset = view.first, n = view.second;  // named: lambdas capture them
         std::vector<float> got(static_cast<std::size_t>(heads * ldo)), want(got.size());
-        weighted_rows(p.data(), ldp, heads, [&](std::int64_t t) { return rows.quantized(t, offset); }, count, n, got.data(), ldo);
-        weighted_rows(p.data(), ldp, heads, [&](std::int64_t t) { return rows.dequantized(t, offset); }, count, n, want.data(), ldo);
+        weighted_rows(
+            p.data(), ldp, heads, [&](std::int64_t t) { return rows.quantized(t, offset); }, count, n, got.data(), ldo);
+        weighted_rows(
+            p.data(), ldp, heads, [&](std::int64_t t) { return rows.dequantized(t, offset); }, count, n, want.data(),
+            ldo);
         const std::int64_t vector_cols = n / detail::simd::width * detail::simd::width;
         for (std::int64_t k = 0; k < heads; ++k)
             for (std::int64_t j = 0; j < n; ++j) {
@@ -188,7 +206,8 @@ TEST(weighted_rows, over_q8_0_rows_equals_the_dequantized_rows) {
                 } else {  // scalar columns: the compiler may fuse their terms or not
                     double scale = 0.0;
                     for (std::int64_t t = 0; t < count; ++t)
-                        scale += std::fabs(static_cast<double>(p[static_cast<std::size_t>(k * ldp + t)]) * rows.dequantized(t, offset)[j]);
+                        scale += std::fabs(static_cast<double>(p[static_cast<std::size_t>(k * ldp + t)]) *
+                                           rows.dequantized(t, offset)[j]);
                     ASSERT_LE(std::fabs(got[i] - want[i]), static_cast<double>(count) * 0x1p-24 * scale)
                         << "offset " << offset << " n " << n << " head " << k << " column " << j;
                 }

@@ -4,8 +4,9 @@
 // scales are decoded the way ggml's dequantize_row_q3_K does (three uint32 words and the masks
 // 0x03030303 / 0x0f0f0f0f), not per scale as the library does. Every product in these formats is
 // exact in float, so the comparison is bitwise.
+#include <nexttok/kernels/dequantize.hpp>
 #include <nexttok/kernels/matmul.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 #include "quant_test_util.hpp"
 
@@ -53,7 +54,8 @@ std::array<int, 16> q3_k_scales_ggml(const std::uint8_t* bytes) {
     aux[0] = (aux[0] & kmask2) | (((tmp >> 0) & kmask1) << 4);
     aux[1] = (aux[1] & kmask2) | (((tmp >> 2) & kmask1) << 4);
     std::array<int, 16> s{};
-    for (int i = 0; i < 16; ++i) s[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(aux[i / 4] >> (8 * (i % 4))) - 32;
+    for (int i = 0; i < 16; ++i)
+        s[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(aux[i / 4] >> (8 * (i % 4))) - 32;
     return s;
 }
 
@@ -110,7 +112,7 @@ TEST(k_quant_blocks, q2_k_by_hand) {
     b.qs[16] = 0x02;                   // element 16: q = 2 (in sub-block 1: scale 0)
     b.qs[63] = 0xC0;                   // element 255 (h 1, quarter 3, l 31): q = 3
     const auto y = dequantized(b);
-    EXPECT_EQ(y[0], 0.5f * 1 * 0 - 0.25f * 3);   // -0.75
+    EXPECT_EQ(y[0], 0.5f * 1 * 0 - 0.25f * 3);    // -0.75
     EXPECT_EQ(y[16], 0.5f * 0 * 2 - 0.25f * 15);  // -3.75
     EXPECT_EQ(y[32], 0.0f);                       // sub-block 2: scale 0, min 0
     EXPECT_EQ(y[64], 0.0f);
@@ -149,13 +151,13 @@ TEST(k_quant_blocks, q3_k_by_hand) {
     block_q3_k b{};
     b.d = test::half_bits(0xBC00);  // -1
     // All scales 0 (value -32) except sub-block 0: stored 33 (value 1), sub-block 15: stored 63 (31).
-    b.scales[0] = 0x01;  // low nibble of s0 = 1
-    b.scales[8] = 0x02;  // top bits of s0 = 2 (33 = 0b100001)
-    b.scales[7] = 0xF0;  // low nibble of s15 = 15
+    b.scales[0] = 0x01;          // low nibble of s0 = 1
+    b.scales[8] = 0x02;          // top bits of s0 = 2 (33 = 0b100001)
+    b.scales[7] = 0xF0;          // low nibble of s15 = 15
     b.scales[11] = 0xC0 | 0x02;  // top bits of s15 = 3 (bits 6-7); s3's top bits = 2 (stored 32: value 0)
-    b.qs[0] = 0x1B;     // element 0: low 2 bits 3; element 32: 2; element 64: 1; element 96: 0
-    b.hmask[0] = 0x01;  // element 0 has its high bit (q = 3), elements 32, 64, 96 do not (q - 4)
-    b.qs[63] = 0x40;    // element 255 (h 1, quarter 3, l 31): low bits 1, high bit (bit 7 of hmask[31]) clear
+    b.qs[0] = 0x1B;              // element 0: low 2 bits 3; element 32: 2; element 64: 1; element 96: 0
+    b.hmask[0] = 0x01;           // element 0 has its high bit (q = 3), elements 32, 64, 96 do not (q - 4)
+    b.qs[63] = 0x40;             // element 255 (h 1, quarter 3, l 31): low bits 1, high bit (bit 7 of hmask[31]) clear
     const auto y = dequantized(b);
     EXPECT_EQ(y[0], -1.0f * 1 * 3);
     EXPECT_EQ(y[1], -1.0f * 1 * -4);  // low bits 0, no high bit

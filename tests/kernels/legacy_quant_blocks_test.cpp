@@ -3,10 +3,11 @@
 // then random blocks against a per-element oracle written here (element e -> its nibble, its
 // fifth bit, its scale and minimum, in double). Each weight is d * q exactly, plus m rounded
 // once, so the comparison is bitwise.
-#include <nexttok/io/tensor_view.hpp>
+#include <nexttok/kernels/dequantize.hpp>
 #include <nexttok/kernels/matmul.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
-#include <nexttok/kernels/weight_types.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
+#include <nexttok/tensor/tensor_view.hpp>
+#include <nexttok/tensor/weight_types.hpp>
 
 #include "quant_test_util.hpp"
 
@@ -41,9 +42,12 @@ std::vector<double> oracle(const Block& b) {
     for (int e = 0; e < 32; ++e) {
         int q = e < 16 ? (b.qs[e] & 15) : (b.qs[e - 16] >> 4);
         if constexpr (has_qh<Block>) q += 16 * ((b.qh[e / 8] >> (e % 8)) & 1);
-        if constexpr (std::is_same_v<Block, block_q5_0>) w[e] = d * (q - 16);
-        else if constexpr (std::is_same_v<Block, block_iq4_nl>) w[e] = d * iq4_nl_levels[q];
-        else w[e] = d * q + test::half_value(test::bits_of(b.m));
+        if constexpr (std::is_same_v<Block, block_q5_0>)
+            w[e] = d * (q - 16);
+        else if constexpr (std::is_same_v<Block, block_iq4_nl>)
+            w[e] = d * iq4_nl_levels[q];
+        else
+            w[e] = d * q + test::half_value(test::bits_of(b.m));
     }
     return w;
 }
@@ -87,7 +91,7 @@ TEST(legacy_quant_blocks, q4_1_by_hand) {
 
 TEST(legacy_quant_blocks, q5_0_by_hand) {
     block_q5_0 b{};
-    b.d = test::half_bits(0x3400);  // 0.25
+    b.d = test::half_bits(0x3400);                        // 0.25
     const std::uint8_t qh[4] = {0x01, 0x80, 0x00, 0xFF};  // bits 0, 15 and 24..31
     std::memcpy(b.qh, qh, 4);
     b.qs[0] = 0x3A;   // element 0: 10 + 16, element 16: 3
@@ -106,12 +110,12 @@ TEST(legacy_quant_blocks, q5_0_by_hand) {
 
 TEST(legacy_quant_blocks, q5_1_by_hand) {
     block_q5_1 b{};
-    b.d = test::half_bits(0x3C00);  // 1
-    b.m = test::half_bits(0xC000);  // -2
+    b.d = test::half_bits(0x3C00);                        // 1
+    b.m = test::half_bits(0xC000);                        // -2
     const std::uint8_t qh[4] = {0x02, 0x00, 0x01, 0x80};  // bits 1, 16 and 31
     std::memcpy(b.qh, qh, 4);
-    b.qs[1] = 0x74;  // element 1: 4 + 16, element 17: 7
-    b.qs[0] = 0x09;  // element 0: 9, element 16: 0 + 16
+    b.qs[1] = 0x74;   // element 1: 4 + 16, element 17: 7
+    b.qs[0] = 0x09;   // element 0: 9, element 16: 0 + 16
     b.qs[15] = 0xF0;  // element 15: 0, element 31: 15 + 16
     float y[32];
     dequantize_block(b, y);

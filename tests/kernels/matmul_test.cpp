@@ -31,8 +31,10 @@ struct matrix {
             test::block_source src(seed);
             blocks.resize(static_cast<std::size_t>(rows * cols / W::block_size));
             for (auto& b : blocks) {
-                if constexpr (std::is_same_v<W, block_q8_0>) b = src.q8_0();
-                else if constexpr (std::is_same_v<W, block_q4_0>) b = src.q4_0();
+                if constexpr (std::is_same_v<W, block_q8_0>)
+                    b = src.q8_0();
+                else if constexpr (std::is_same_v<W, block_q4_0>)
+                    b = src.q4_0();
                 else {
                     int sc[8], m[8];
                     b = src.template k_block<W>(sc, m);
@@ -49,8 +51,12 @@ struct matrix {
             view.n_bytes = dense.size() * sizeof(W);
         }
         view.name = std::string("w");  // not = "w": GCC 12 reports a false -Wrestrict
-        if constexpr (quant_block<W>) view.type = W::type;
-        else view.type = std::is_same_v<W, float> ? tensor_type::f32 : std::is_same_v<W, Eigen::half> ? tensor_type::f16 : tensor_type::bf16;
+        if constexpr (quant_block<W>)
+            view.type = W::type;
+        else
+            view.type = std::is_same_v<W, float>         ? tensor_type::f32
+                        : std::is_same_v<W, Eigen::half> ? tensor_type::f16
+                                                         : tensor_type::bf16;
         view.n_dims = 2;
         view.ne = {static_cast<std::uint64_t>(cols), static_cast<std::uint64_t>(rows), 1, 1};
     }
@@ -77,13 +83,16 @@ void check_matmul(std::int64_t rows, std::int64_t cols, std::int64_t n) {
     std::vector<float> y1(n * rows), y2(n * rows), y_single(n * rows);
     matmul(w.view, x.data(), cols, n, y1.data(), rows, one);
     matmul(w.view, x.data(), cols, n, y2.data(), rows, two);
-    for (std::int64_t t = 0; t < n; ++t) matmul(w.view, x.data() + t * cols, cols, 1, y_single.data() + t * rows, rows, two);
+    for (std::int64_t t = 0; t < n; ++t)
+        matmul(w.view, x.data() + t * cols, cols, 1, y_single.data() + t * rows, rows, two);
     for (std::int64_t r = 0; r < rows; ++r) {
         const std::vector<float> wr = w.row(r);
         for (std::int64_t t = 0; t < n; ++t) {
             const std::size_t i = static_cast<std::size_t>(t * rows + r);
-            ASSERT_EQ(std::bit_cast<std::uint32_t>(y1[i]), std::bit_cast<std::uint32_t>(y2[i])) << "token " << t << " row " << r;
-            ASSERT_EQ(std::bit_cast<std::uint32_t>(y1[i]), std::bit_cast<std::uint32_t>(y_single[i])) << "token " << t << " row " << r;
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(y1[i]), std::bit_cast<std::uint32_t>(y2[i]))
+                << "token " << t << " row " << r;
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(y1[i]), std::bit_cast<std::uint32_t>(y_single[i]))
+                << "token " << t << " row " << r;
             std::vector<float> xf(static_cast<std::size_t>(cols));
             if constexpr (has_int8_kernel<W>) {
                 q8_activations q;

@@ -98,7 +98,8 @@ TEST(swiglu, matches_the_closed_form_in_float_and_half) {
 
 TEST(rms_norm, matches_the_closed_form) {
     for (std::int64_t n : {7, 64, 2048 + 5}) {
-        const std::vector<float> x = random_values(static_cast<std::size_t>(n), 2.0f, 7), w = random_values(static_cast<std::size_t>(n), 1.0f, 8);
+        const std::vector<float> x = random_values(static_cast<std::size_t>(n), 2.0f, 7),
+                                 w = random_values(static_cast<std::size_t>(n), 1.0f, 8);
         std::vector<float> out(static_cast<std::size_t>(n));
         rms_norm(x.data(), w.data(), n, 1e-5f, out.data());
         double ss = 0.0;

@@ -4,7 +4,7 @@
 // qdot_block against a double dot of the same quantized values for every tile shape, bitwise
 // equal across shapes.
 #include <nexttok/kernels/quant_act.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 #include "quant_test_util.hpp"
 
@@ -39,7 +39,7 @@ void check_quantization(const std::vector<X>& x) {
     for (std::int64_t b = 0; b < n / 32; ++b) {
         float amax = 0.0f;
         for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(static_cast<float>(x[b * 32 + i])));
-        const float d = o.lane_d[8 * b];
+        const float d = o.lane_scales[8 * b];
         ASSERT_EQ(d, amax / 127.0f) << "block " << b;
         int sum = 0;
         for (int i = 0; i < 32; ++i) {
@@ -54,15 +54,15 @@ void check_quantization(const std::vector<X>& x) {
         EXPECT_EQ(o.dsum[b], d * static_cast<float>(sum));
         for (int l = 0; l < 8; ++l) {
             const std::int8_t* ql = o.qs + b * 32 + 4 * l;
-            EXPECT_EQ(o.neg8[8 * b + l], -8 * (ql[0] + ql[1] + ql[2] + ql[3]));
-            EXPECT_EQ(o.lane_d[8 * b + l], d);
+            EXPECT_EQ(o.minus8_sums[8 * b + l], -8 * (ql[0] + ql[1] + ql[2] + ql[3]));
+            EXPECT_EQ(o.lane_scales[8 * b + l], d);
         }
     }
     // The padding to 64 bytes is zero (kernels read a whole pair of blocks).
     for (std::int64_t i = n; i < (n + 63) / 64 * 64; ++i) EXPECT_EQ(o.qs[i], 0);
     for (std::int64_t i = n / 4; i < (n + 63) / 64 * 16; ++i) {
-        EXPECT_EQ(o.neg8[i], 0);
-        EXPECT_EQ(o.lane_d[i], 0.0f);
+        EXPECT_EQ(o.minus8_sums[i], 0);
+        EXPECT_EQ(o.lane_scales[i], 0.0f);
     }
     if (!q8_act_row::grouped) return;
     // The q8_0 grouping: quads of 4 blocks, first halves then last halves, zero past the row.
@@ -70,13 +70,14 @@ void check_quantization(const std::vector<X>& x) {
     for (std::int64_t i = 0; i < n4; ++i) {
         const std::int64_t k = i / 128, half = (i % 128) / 64, blk = (i % 64) / 16, j = i % 16;
         const std::int64_t e = 32 * (4 * k + blk) + 16 * half + j;
-        ASSERT_EQ(o.qs4[i], e < n ? o.qs[e] : 0) << "qs4 " << i;
+        ASSERT_EQ(o.quad_qs[i], e < n ? o.qs[e] : 0) << "quad_qs " << i;
     }
     for (std::int64_t l = 0; l < n4 / 8; ++l) {
-        const std::int8_t* lo = o.qs4 + 128 * (l / 16) + 4 * (l % 16);
-        EXPECT_EQ(o.neg128_4[l], -128 * (lo[0] + lo[1] + lo[2] + lo[3] + lo[64] + lo[65] + lo[66] + lo[67])) << "lane " << l;
+        const std::int8_t* lo = o.quad_qs + 128 * (l / 16) + 4 * (l % 16);
+        EXPECT_EQ(o.quad_minus128_sums[l], -128 * (lo[0] + lo[1] + lo[2] + lo[3] + lo[64] + lo[65] + lo[66] + lo[67]))
+            << "lane " << l;
         const std::int64_t blk = 4 * (l / 16) + (l % 16) / 4;
-        EXPECT_EQ(o.lane_d4[l], blk < n / 32 ? o.lane_d[8 * blk] : 0.0f) << "lane " << l;
+        EXPECT_EQ(o.quad_lane_scales[l], blk < n / 32 ? o.lane_scales[8 * blk] : 0.0f) << "lane " << l;
     }
     // The q4_0 octet grouping: octets of 8 blocks, parts of element offsets 0, 16, 8, 24.
     const std::int64_t n8 = (n + 255) / 256 * 256;
@@ -84,37 +85,38 @@ void check_quantization(const std::vector<X>& x) {
     for (std::int64_t i = 0; i < n8; ++i) {
         const std::int64_t oct = i / 256, m = (i % 256) / 64, k = (i % 64) / 8, j = i % 8;
         const std::int64_t e = 32 * (8 * oct + k) + part_offset[m] + j;
-        ASSERT_EQ(o.qs8[i], e < n ? o.qs[e] : 0) << "qs8 " << i;
+        ASSERT_EQ(o.octet_qs[i], e < n ? o.qs[e] : 0) << "octet_qs " << i;
     }
     for (std::int64_t l = 0; l < n8 / 16; ++l) {
-        const std::int8_t* lane = o.qs8 + 256 * (l / 16) + 4 * (l % 16);
+        const std::int8_t* lane = o.octet_qs + 256 * (l / 16) + 4 * (l % 16);
         int sum = 0;
         for (int m = 0; m < 4; ++m) sum += lane[64 * m] + lane[64 * m + 1] + lane[64 * m + 2] + lane[64 * m + 3];
-        EXPECT_EQ(o.neg8_8[l], -8 * sum) << "lane " << l;
+        EXPECT_EQ(o.octet_minus8_sums[l], -8 * sum) << "lane " << l;
         const std::int64_t blk = l / 2;
-        EXPECT_EQ(o.lane_d8[l], blk < n / 32 ? o.lane_d[8 * blk] : 0.0f) << "lane " << l;
+        EXPECT_EQ(o.octet_lane_scales[l], blk < n / 32 ? o.lane_scales[8 * blk] : 0.0f) << "lane " << l;
     }
-    // q4_k's quantization by 256 (d_k = amax / 127 of the 256, q rounded to nearest even), its
+    // q4_k's quantization by 256 (q8k_scales = amax / 127 of the 256, q rounded to nearest even), its
     // values in the q4_k grouping (blocks 0, 2, 1, 3, 4, 6, 5, 7), the sums of its blocks.
     if (n % 256 != 0) return;
     const int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
     for (std::int64_t k = 0; k < n / 256; ++k) {
         float amax = 0.0f;
         for (int i = 0; i < 256; ++i) amax = std::max(amax, std::fabs(static_cast<float>(x[256 * k + i])));
-        const float d = o.d_k[k];
+        const float d = o.q8k_scales[k];
         ASSERT_EQ(d, amax / 127.0f) << "super-block " << k;
         for (int j = 0; j < 8; ++j) {
             int sum = 0;
             for (int e = 0; e < 32; ++e) {
                 const float v = static_cast<float>(x[256 * k + 32 * j + e]);
                 const float scaled = amax > 0.0f ? v * (127.0f / amax) : 0.0f;
-                const int qi = o.qs_k[256 * k + 32 * order[j] + e];
-                ASSERT_EQ(qi, static_cast<int>(std::nearbyint(scaled))) << "super-block " << k << " element " << 32 * j + e;
+                const int qi = o.q8k_qs[256 * k + 32 * order[j] + e];
+                ASSERT_EQ(qi, static_cast<int>(std::nearbyint(scaled)))
+                    << "super-block " << k << " element " << 32 * j + e;
                 ASSERT_LE(std::abs(qi), 127);
                 ASSERT_LE(std::fabs(v - d * qi), d * 0.5f * (1.0f + 1e-5f) + 1e-30f);
                 sum += qi;
             }
-            EXPECT_EQ(o.bsum_k[8 * k + j], sum) << "super-block " << k << " block " << j;
+            EXPECT_EQ(o.q8k_block_sums[8 * k + j], sum) << "super-block " << k << " block " << j;
         }
     }
 }
@@ -125,13 +127,15 @@ TEST(quantize_activations, follows_its_definition) {
     check_quantization(normal_values<Eigen::half>(32 * 16, 3, 2.0f));
     check_quantization(normal_values<Eigen::bfloat16>(32 * 16, 4, 0.5f));
     check_quantization(normal_values<float>(32 * 3, 5, 1.0f));  // an odd block count: padded
-    check_quantization(std::vector<float>(256, 0.0f));  // all zero: d = 0, q = 0
+    check_quantization(std::vector<float>(256, 0.0f));          // all zero: d = 0, q = 0
 }
 
 template <class Block>
 Block any_block(test::block_source& src) {
-    if constexpr (std::is_same_v<Block, block_q8_0>) return src.q8_0();
-    else if constexpr (std::is_same_v<Block, block_q4_0>) return src.q4_0();
+    if constexpr (std::is_same_v<Block, block_q8_0>)
+        return src.q8_0();
+    else if constexpr (std::is_same_v<Block, block_q4_0>)
+        return src.q4_0();
     else {
         int sc[8], m[8];
         return src.k_block<Block>(sc, m);

@@ -2,7 +2,8 @@
 // built by hand (d, dmin, scale and quant bytes written literally, a few expected values worked
 // out by hand), then random blocks against the per-element oracle of quant_test_util.hpp. Every
 // product in these formats is exact in float, so the comparison is bitwise.
-#include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/kernels/dequantize.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 #include "quant_test_util.hpp"
 
@@ -99,10 +100,10 @@ TEST(quant_blocks, q4_k_by_hand) {
     for (int i = 0; i < 128; ++i) b.qs[i] = static_cast<std::uint8_t>((i * 7 + 3) & 0xff);
     std::vector<float> y(256);
     dequantize_block(b, y.data());
-    EXPECT_EQ(y[0], 0.75f);     // sub-block 0: 0.25 * 1 * 3 - 0.125 * 0
-    EXPECT_EQ(y[32], -7.875f);  // sub-block 1, high nibble 0 of qs[0]: -0.125 * 63
-    EXPECT_EQ(y[192], -1.875f); // sub-block 6 (scale 0), low nibble 3 of qs[96] = 0xa3: -0.125 * 15
-    EXPECT_EQ(y[224], 71.5f);   // sub-block 7, high nibble 10 of qs[96]: 0.25 * 31 * 10 - 0.125 * 48
+    EXPECT_EQ(y[0], 0.75f);      // sub-block 0: 0.25 * 1 * 3 - 0.125 * 0
+    EXPECT_EQ(y[32], -7.875f);   // sub-block 1, high nibble 0 of qs[0]: -0.125 * 63
+    EXPECT_EQ(y[192], -1.875f);  // sub-block 6 (scale 0), low nibble 3 of qs[96] = 0xa3: -0.125 * 15
+    EXPECT_EQ(y[224], 71.5f);    // sub-block 7, high nibble 10 of qs[96]: 0.25 * 31 * 10 - 0.125 * 48
     expect_exact(y.data(), test::oracle(b, hand_sc, hand_m));
 }
 

@@ -7,7 +7,7 @@
 #include <nexttok/kernels/matmul.hpp>
 #include <nexttok/kernels/quant_act.hpp>
 #include <nexttok/kernels/thread_pool.hpp>
-#include <nexttok/kernels/weight_types.hpp>
+#include <nexttok/tensor/weight_types.hpp>
 
 #include "quant_test_util.hpp"
 
@@ -113,11 +113,12 @@ std::tuple<double, double, double> reference_dot_q8(const Block* w, const X* x, 
 template <class C>
 class quant_dot_test : public ::testing::Test {};
 
-using combos = ::testing::Types<combo<block_q8_0, float>, combo<block_q8_0, Eigen::half>, combo<block_q8_0, Eigen::bfloat16>,
-                                combo<block_q4_0, float>, combo<block_q4_0, Eigen::half>, combo<block_q4_0, Eigen::bfloat16>,
-                                combo<block_q4_k, float>, combo<block_q4_k, Eigen::half>, combo<block_q4_k, Eigen::bfloat16>,
-                                combo<block_q5_k, float>, combo<block_q5_k, Eigen::half>, combo<block_q5_k, Eigen::bfloat16>,
-                                combo<block_q6_k, float>, combo<block_q6_k, Eigen::half>, combo<block_q6_k, Eigen::bfloat16>>;
+using combos =
+    ::testing::Types<combo<block_q8_0, float>, combo<block_q8_0, Eigen::half>, combo<block_q8_0, Eigen::bfloat16>,
+                     combo<block_q4_0, float>, combo<block_q4_0, Eigen::half>, combo<block_q4_0, Eigen::bfloat16>,
+                     combo<block_q4_k, float>, combo<block_q4_k, Eigen::half>, combo<block_q4_k, Eigen::bfloat16>,
+                     combo<block_q5_k, float>, combo<block_q5_k, Eigen::half>, combo<block_q5_k, Eigen::bfloat16>,
+                     combo<block_q6_k, float>, combo<block_q6_k, Eigen::half>, combo<block_q6_k, Eigen::bfloat16>>;
 TYPED_TEST_SUITE(quant_dot_test, combos);
 
 // Rows of 1, 2, 3 and 5 blocks (odd counts exercise a partial group of blocks), 4 tokens.
@@ -139,8 +140,10 @@ TYPED_TEST(quant_dot_test, matches_double_dot_and_is_independent_of_the_tile_wid
             float one;
             dot_tile<1>(w.row(0), ptrs + t, n, &one);
             const auto [ref, scale] = reference_dot(w.row(0), ptrs[t], n);
-            EXPECT_LE(std::fabs(one - ref), 1e-5 * scale) << n_blocks << " blocks, token " << t << ": " << one << " vs " << ref;
-            EXPECT_EQ(std::bit_cast<std::uint32_t>(one), std::bit_cast<std::uint32_t>(tile4[t])) << n_blocks << " blocks, token " << t;
+            EXPECT_LE(std::fabs(one - ref), 1e-5 * scale)
+                << n_blocks << " blocks, token " << t << ": " << one << " vs " << ref;
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(one), std::bit_cast<std::uint32_t>(tile4[t]))
+                << n_blocks << " blocks, token " << t;
             if (t >= 1) {
                 EXPECT_EQ(std::bit_cast<std::uint32_t>(one), std::bit_cast<std::uint32_t>(tile3[t - 1]));
             }
@@ -164,12 +167,15 @@ TYPED_TEST(quant_dot_test, matmul_is_bitwise_independent_of_threads_and_token_co
     std::vector<float> y1(n * rows), y2(n * rows), y_decode(n * rows);
     matmul(w.view, x.data(), cols, n, y1.data(), rows, one);
     matmul(w.view, x.data(), cols, n, y2.data(), rows, two);
-    for (std::int64_t t = 0; t < n; ++t) matmul(w.view, x.data() + t * cols, cols, 1, y_decode.data() + t * rows, rows, one);
+    for (std::int64_t t = 0; t < n; ++t)
+        matmul(w.view, x.data() + t * cols, cols, 1, y_decode.data() + t * rows, rows, one);
     for (std::int64_t t = 0; t < n; ++t) {
         for (std::int64_t r = 0; r < rows; ++r) {
             const std::size_t i = static_cast<std::size_t>(t * rows + r);
-            ASSERT_EQ(std::bit_cast<std::uint32_t>(y1[i]), std::bit_cast<std::uint32_t>(y2[i])) << "token " << t << " row " << r;
-            ASSERT_EQ(std::bit_cast<std::uint32_t>(y1[i]), std::bit_cast<std::uint32_t>(y_decode[i])) << "token " << t << " row " << r;
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(y1[i]), std::bit_cast<std::uint32_t>(y2[i]))
+                << "token " << t << " row " << r;
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(y1[i]), std::bit_cast<std::uint32_t>(y_decode[i]))
+                << "token " << t << " row " << r;
             const auto [ref, scale] = reference_dot(w.row(r), x.data() + t * cols, cols);
             if constexpr (has_int8_kernel<Block>) {
                 // Activations rounded to 8 bits per 32, or per 256 for q4_k with AVX-512
@@ -238,7 +244,8 @@ TEST(weight_types, unsupported_type_error_names_tensor_offset_and_type) {
         matmul(v, x.data(), 256, 1, y.data(), 2, pool);
         FAIL() << "iq2_xxs is not supported";
     } catch (const unsupported_error& e) {
-        EXPECT_STREQ(e.what(), "tensor 'blk.3.attn_q.weight' at offset 0x1e240: type iq2_xxs is not supported by matmul");
+        EXPECT_STREQ(e.what(),
+                     "tensor 'blk.3.attn_q.weight' at offset 0x1e240: type iq2_xxs is not supported by matmul");
     }
 }
 
@@ -256,7 +263,9 @@ TEST(weight_types, rows_must_be_whole_blocks) {
         read_row(v, 0, out.data());
         FAIL() << "48 is not a multiple of 32";
     } catch (const format_error& e) {
-        EXPECT_NE(std::string(e.what()).find("row length 48 is not a multiple of the q8_0 block size 32"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("row length 48 is not a multiple of the q8_0 block size 32"),
+                  std::string::npos)
+            << e.what();
     }
 }
 

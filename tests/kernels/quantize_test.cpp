@@ -2,7 +2,8 @@
 // worked out by hand (rounding of halves, choice of the scale's sign, the clamped top step of
 // q4_0, nibble order), then round-trip error bounds on seeded random data.
 #include <nexttok/error.hpp>
-#include <nexttok/kernels/quantize.hpp>
+#include <nexttok/kernels/dequantize.hpp>
+#include <nexttok/tensor/quantize.hpp>
 
 #include "quant_test_util.hpp"
 
@@ -107,7 +108,9 @@ TEST(quantize, zero_blocks_and_bad_lengths) {
 
 // Rounding a float scale to half precision: half an ulp, 2^-11 relative for normal halves and
 // 2^-25 absolute for subnormal ones (plus the float rounding of d itself).
-double half_rounding_bound(double d) { return std::max(std::fabs(d) * (std::ldexp(1.0, -11) + 1e-7), std::ldexp(1.0, -25)); }
+double half_rounding_bound(double d) {
+    return std::max(std::fabs(d) * (std::ldexp(1.0, -11) + 1e-7), std::ldexp(1.0, -25));
+}
 
 // Seeded test rows: blocks of uniform, normal and outlier-heavy values at scales 1e-3 .. 1e2.
 std::vector<float> random_row(std::uint64_t seed, int n_blocks) {
@@ -118,9 +121,14 @@ std::vector<float> random_row(std::uint64_t seed, int n_blocks) {
         for (int j = 0; j < 32; ++j) {
             float v = 0.0f;
             switch (b % 3) {
-                case 0: v = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng); break;
-                case 1: v = std::normal_distribution<float>(0.0f, 1.0f)(rng); break;
-                default: v = (rng() % 16 == 0 ? 20.0f : 1.0f) * std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
+                case 0:
+                    v = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
+                    break;
+                case 1:
+                    v = std::normal_distribution<float>(0.0f, 1.0f)(rng);
+                    break;
+                default:
+                    v = (rng() % 16 == 0 ? 20.0f : 1.0f) * std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
             }
             x[static_cast<std::size_t>(b) * 32 + j] = v * scale;
         }
@@ -166,7 +174,8 @@ TEST(quantize_q8_0, round_trip_error_bound_at_any_scale) {
         ASSERT_LE(std::fabs(d16 - d), half_rounding_bound(d)) << "block " << b;
         const double bound = 0.5 * d + 127.0 * std::fabs(d16 - d) + 1e-4 * d;
         for (int j = 0; j < 32; ++j)
-            ASSERT_LE(std::fabs(static_cast<double>(x[b * 32 + j]) - y[b * 32 + j]), bound) << "block " << b << " element " << j;
+            ASSERT_LE(std::fabs(static_cast<double>(x[b * 32 + j]) - y[b * 32 + j]), bound)
+                << "block " << b << " element " << j;
     }
 }
 
@@ -197,7 +206,8 @@ TEST(quantize_q4_0, round_trip_error_is_at_most_half_a_step_below_the_clamp) {
         ASSERT_EQ(test::half_value(test::bits_of(q[i / 32].d)), d) << "block " << i / 32;
         const double u = x[i] / d;
         clamped += u > 7.5;
-        ASSERT_LE(std::fabs(static_cast<double>(x[i]) - y[i]), q4_0_bound(u, d) + 1e-5 * step) << "element " << i << ", x / d = " << u;
+        ASSERT_LE(std::fabs(static_cast<double>(x[i]) - y[i]), q4_0_bound(u, d) + 1e-5 * step)
+            << "element " << i << ", x / d = " << u;
     }
     EXPECT_GT(clamped, 0);  // the clamped region was exercised
 }
@@ -217,7 +227,8 @@ TEST(quantize_q4_0, round_trip_error_bound_at_any_scale) {
         for (int j = 0; j < 32; ++j) {
             const double u = x[b * 32 + j] / d;
             const double bound = q4_0_bound(u, d) + 8.0 * std::fabs(d16 - d) + 1e-4 * std::fabs(d);
-            ASSERT_LE(std::fabs(static_cast<double>(x[b * 32 + j]) - y[b * 32 + j]), bound) << "block " << b << " element " << j;
+            ASSERT_LE(std::fabs(static_cast<double>(x[b * 32 + j]) - y[b * 32 + j]), bound)
+                << "block " << b << " element " << j;
         }
     }
 }

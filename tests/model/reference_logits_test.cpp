@@ -20,7 +20,7 @@ struct reference_case {
     const char* model;      // under models/
     const char* reference;  // under reference/
     double max_relative_rms;
-    bool check_greedy;      // the 32 greedy tokens (F32 files)
+    bool check_greedy;  // the 32 greedy tokens (F32 files)
 };
 
 void PrintTo(const reference_case& c, std::ostream* os) { *os << c.model; }
@@ -120,7 +120,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(reference_case{"stories260K/stories260K.gguf", "stories260K.logits.txt", 1e-4, true},
                       reference_case{"random/tiny-f32.gguf", "tiny-f32.logits.txt", 1e-4, true},
                       reference_case{"random/tiny-f16.gguf", "tiny-f16.logits.txt", 1e-3, false},
-                      reference_case{"llama-2-tiny-random/llama-2-tiny-random.gguf", "llama-2-tiny-random.logits.txt", 1e-3, false},
+                      reference_case{"llama-2-tiny-random/llama-2-tiny-random.gguf", "llama-2-tiny-random.logits.txt",
+                                     1e-3, false},
                       // Qwen2: Q/K/V biases, NeoX RoPE, tied output. GPT-2: learned positions, LayerNorm,
                       // fused QKV, GELU (llama.cpp's GELU table is half precision, hence 1e-3).
                       reference_case{"random/tiny-qwen2-f32.gguf", "tiny-qwen2-f32.logits.txt", 1e-4, true},

@@ -26,7 +26,8 @@ TEST(rope_scaling, none_and_linear_frequencies) {
     rope_scaling_config s;
     const std::vector<double> none = rope_pair_frequencies(s, 32, 10000.0f);
     ASSERT_EQ(none.size(), 16u);
-    for (std::int64_t i = 0; i < 16; ++i) EXPECT_EQ(none[static_cast<std::size_t>(i)], std::pow(10000.0, -2.0 * i / 32.0));
+    for (std::int64_t i = 0; i < 16; ++i)
+        EXPECT_EQ(none[static_cast<std::size_t>(i)], std::pow(10000.0, -2.0 * i / 32.0));
     EXPECT_EQ(rope_magnitude(s), 1.0);
     s.type = rope_scaling_type::linear;
     s.factor = 4.0f;

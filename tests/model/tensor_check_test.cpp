@@ -25,12 +25,12 @@ constexpr load_options always{.check_tensors = tensor_check::always};
 constexpr load_options never{.check_tensors = tensor_check::never};
 
 struct patch {
-    std::string file;       // under models/random/
+    std::string file;  // under models/random/
     std::string tensor;
-    std::uint64_t at;       // byte offset inside the tensor's data
-    std::uint32_t bits;     // written little-endian, `width` bytes
+    std::uint64_t at;    // byte offset inside the tensor's data
+    std::uint32_t bits;  // written little-endian, `width` bytes
     int width;
-    std::string expected;   // the end of the message
+    std::string expected;  // the end of the message
 };
 
 // A copy of the file with p applied; *place receives "tensor '<name>' at offset 0x...".
@@ -46,12 +46,15 @@ std::filesystem::path patched(const test::temp_dir& dir, const patch& p, std::st
         *place = "tensor '" + p.tensor + "' at offset " + detail::hex_offset(offset);
     }
     test::bytes b = test::read_bytes(source);
-    if (p.width == 4) test::put<std::uint32_t>(b, offset + p.at, p.bits);
-    else test::put<std::uint16_t>(b, offset + p.at, static_cast<std::uint16_t>(p.bits));
+    if (p.width == 4)
+        test::put<std::uint32_t>(b, offset + p.at, p.bits);
+    else
+        test::put<std::uint16_t>(b, offset + p.at, static_cast<std::uint16_t>(p.bits));
     return dir.write(p.file, b);
 }
 
-void expect_refused(const std::filesystem::path& path, const std::string& place, const std::string& expected, const load_options& o) {
+void expect_refused(const std::filesystem::path& path, const std::string& place, const std::string& expected,
+                    const load_options& o) {
     try {
         (void)load_model(path, o);
         ADD_FAILURE() << path << ": loaded";
@@ -118,8 +121,10 @@ TEST(tensor_check, bf16_infinity_is_refused) {
         bf16.push_back(static_cast<std::uint16_t>(bits >> 16));
     }
     for (const tensor_view& t : g.tensors())
-        if (t.name != k->name) w.add_tensor(t);
-        else w.add_tensor(t.name, tensor_type::bf16, {t.ne[0], t.ne[1]}, std::as_bytes(std::span(bf16)));
+        if (t.name != k->name)
+            w.add_tensor(t);
+        else
+            w.add_tensor(t.name, tensor_type::bf16, {t.ne[0], t.ne[1]}, std::as_bytes(std::span(bf16)));
     const auto clean = dir.path() / "clean-bf16.gguf";
     w.write(clean);
     EXPECT_NO_THROW((void)load_model(clean, always));
@@ -128,11 +133,14 @@ TEST(tensor_check, bf16_infinity_is_refused) {
     gguf_writer bad;
     for (const auto& [key, value] : g.metadata()) bad.add_value(key, value);
     for (const tensor_view& t : g.tensors())
-        if (t.name != k->name) bad.add_tensor(t);
-        else bad.add_tensor(t.name, tensor_type::bf16, {t.ne[0], t.ne[1]}, std::as_bytes(std::span(bf16)));
+        if (t.name != k->name)
+            bad.add_tensor(t);
+        else
+            bad.add_tensor(t.name, tensor_type::bf16, {t.ne[0], t.ne[1]}, std::as_bytes(std::span(bf16)));
     const auto path = dir.path() / "bad-bf16.gguf";
     bad.write(path);
-    const std::string place = "tensor 'blk.0.attn_k.weight' at offset " + detail::hex_offset(gguf_file(path).find_tensor("blk.0.attn_k.weight")->file_offset);
+    const std::string place = "tensor 'blk.0.attn_k.weight' at offset " +
+                              detail::hex_offset(gguf_file(path).find_tensor("blk.0.attn_k.weight")->file_offset);
     expect_refused(path, place, "element 9 of row 2 is -inf", always);
     EXPECT_NO_THROW((void)load_model(path, never));
 }
@@ -141,8 +149,8 @@ TEST(tensor_check, bf16_infinity_is_refused) {
 // name; the same bits two bytes away (quants or integer sub-block scales) are not a float and pass.
 TEST(tensor_check, every_block_type_checks_each_of_its_scale_fields) {
     for (tensor_type t : {tensor_type::q8_0, tensor_type::q4_0, tensor_type::q4_1, tensor_type::q5_0, tensor_type::q5_1,
-                          tensor_type::iq4_nl, tensor_type::q2_k, tensor_type::q3_k, tensor_type::q4_k, tensor_type::q5_k,
-                          tensor_type::q6_k, tensor_type::iq4_xs}) {
+                          tensor_type::iq4_nl, tensor_type::q2_k, tensor_type::q3_k, tensor_type::q4_k,
+                          tensor_type::q5_k, tensor_type::q6_k, tensor_type::iq4_xs}) {
         const auto traits = *find_tensor_type_traits(static_cast<std::uint32_t>(t));
         const auto fields = detail::block_scale_fields(t);
         ASSERT_FALSE(fields.empty()) << to_string(t);
@@ -161,11 +169,14 @@ TEST(tensor_check, every_block_type_checks_each_of_its_scale_fields) {
                 check_tensor_values("m.gguf", v);
                 ADD_FAILURE() << to_string(t) << " " << f.name << ": accepted";
             } catch (const format_error& e) {
-                EXPECT_NE(std::string(e.what()).find(std::string("block 0 of row 1 has scale ") + f.name + " = inf"), std::string::npos) << e.what();
+                EXPECT_NE(std::string(e.what()).find(std::string("block 0 of row 1 has scale ") + f.name + " = inf"),
+                          std::string::npos)
+                    << e.what();
             }
             // The same inf placed in the quants (the field's neighbour bytes) is not a scale: accepted.
             std::fill(block.begin(), block.end(), std::byte{0});
-            const std::uint32_t quant_at = f.offset + 2 < traits.block_bytes && f.offset + 4 <= traits.block_bytes ? f.offset + 2 : f.offset - 2;
+            const std::uint32_t quant_at =
+                f.offset + 2 < traits.block_bytes && f.offset + 4 <= traits.block_bytes ? f.offset + 2 : f.offset - 2;
             bool other_field = false;
             for (const auto& g : fields) other_field = other_field || g.offset == quant_at;
             if (other_field) continue;

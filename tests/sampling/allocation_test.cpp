@@ -64,7 +64,7 @@ std::vector<std::vector<float>> vocab_steps() {
 std::vector<int>* volatile escaped_vector = nullptr;
 int* volatile escaped_data = nullptr;
 
-TEST(SamplingAllocation, CountingAllocatorSeesAllocations) {
+TEST(sampling_allocation, counting_allocator_sees_allocations) {
     const long before = n_allocations.load();
     auto* v = new std::vector<int>(100);
     escaped_vector = v;
@@ -73,13 +73,13 @@ TEST(SamplingAllocation, CountingAllocatorSeesAllocations) {
     EXPECT_GE(n_allocations.load() - before, 2);  // the test can fail
 }
 
-TEST(SamplingAllocation, DefaultDynamicSamplerDoesNotAllocatePerToken) {
+TEST(sampling_allocation, default_dynamic_sampler_does_not_allocate_per_token) {
     const auto steps = vocab_steps();
     auto s = make_sampler(sampling_options{});
     EXPECT_EQ(allocations_after_warm_up(s, steps), 0);
 }
 
-TEST(SamplingAllocation, TopPOverTheWholeVocabularyDoesNotAllocatePerToken) {
+TEST(sampling_allocation, top_p_over_the_whole_vocabulary_does_not_allocate_per_token) {
     const auto steps = vocab_steps();
     sampling_options o;
     o.top_k = 0;  // top-p sees 32000 unsorted candidates: the adaptive and full sorts
@@ -88,7 +88,7 @@ TEST(SamplingAllocation, TopPOverTheWholeVocabularyDoesNotAllocatePerToken) {
     EXPECT_EQ(allocations_after_warm_up(s, steps), 0);
 }
 
-TEST(SamplingAllocation, GreedyAndStaticChainsDoNotAllocatePerToken) {
+TEST(sampling_allocation, greedy_and_static_chains_do_not_allocate_per_token) {
     const auto steps = vocab_steps();
     sampling_options o;
     o.temperature = 0.0f;
@@ -106,7 +106,7 @@ namespace {
 
 // Every stage of the full llama.cpp chain with bounded windows: after the first draws (the vocabulary-
 // sized buffers) and once the windows are full, a draw allocates nothing.
-TEST(SamplingAllocation, FullChainWithPenaltiesDryAndConstraintsDoesNotAllocatePerToken) {
+TEST(sampling_allocation, full_chain_with_penalties_dry_and_constraints_does_not_allocate_per_token) {
     const auto steps = vocab_steps();
     sampling_options o;
     o.repeat_penalty = 1.2f;

@@ -11,7 +11,7 @@
 namespace nexttok {
 namespace {
 
-TEST(SamplingCandidates, AssignLoadsIdsInOrderUnsortedWithoutProbs) {
+TEST(sampling_candidates, assign_loads_ids_in_order_unsorted_without_probs) {
     candidates c;
     const std::vector<float> logits{0.5f, -1.0f, 3.0f, 2.0f};
     c.sorted = true;
@@ -25,7 +25,7 @@ TEST(SamplingCandidates, AssignLoadsIdsInOrderUnsortedWithoutProbs) {
     EXPECT_FALSE(c.probs_valid);
 }
 
-TEST(SamplingCandidates, AssignAfterShrinkingRestoresTheFullSetAndKeepsCapacity) {
+TEST(sampling_candidates, assign_after_shrinking_restores_the_full_set_and_keeps_capacity) {
     candidates c;
     test::logit_source src(1);
     const auto logits = src.logits(5000);
@@ -42,7 +42,7 @@ TEST(SamplingCandidates, AssignAfterShrinkingRestoresTheFullSetAndKeepsCapacity)
     EXPECT_GE(c.logits.capacity(), 5000u);
 }
 
-TEST(SamplingCandidates, SoftmaxMatchesDoublePrecisionOracle) {
+TEST(sampling_candidates, softmax_matches_double_precision_oracle) {
     candidates c;
     test::logit_source src(2);
     const auto logits = src.logits(1000, -20.0f, 20.0f);
@@ -58,7 +58,7 @@ TEST(SamplingCandidates, SoftmaxMatchesDoublePrecisionOracle) {
     EXPECT_NEAR(sum, 1.0, 1e-5);
 }
 
-TEST(SamplingCandidates, SoftmaxIsStableForHugeLogits) {
+TEST(sampling_candidates, softmax_is_stable_for_huge_logits) {
     candidates c;
     c.assign(std::vector<float>{1000.0f, 1000.0f, -1000.0f});
     c.softmax();
@@ -67,7 +67,7 @@ TEST(SamplingCandidates, SoftmaxIsStableForHugeLogits) {
     EXPECT_EQ(c.probs[2], 0.0f);
 }
 
-TEST(SamplingCandidates, SortIsByLogitDescendingTiesLowerIdFirst) {
+TEST(sampling_candidates, sort_is_by_logit_descending_ties_lower_id_first) {
     candidates c;
     c.assign(std::vector<float>{1.0f, 3.0f, 2.0f, 3.0f, 2.0f, 1.0f});
     c.softmax();
@@ -80,7 +80,7 @@ TEST(SamplingCandidates, SortIsByLogitDescendingTiesLowerIdFirst) {
     for (std::size_t i = 0; i < c.size(); ++i) EXPECT_EQ(c.probs[i], probs_by_id[c.ids[i]]);
 }
 
-TEST(SamplingCandidates, SortMatchesStableSortOracleWithManyTies) {
+TEST(sampling_candidates, sort_matches_stable_sort_oracle_with_many_ties) {
     test::logit_source src(3);
     for (int round = 0; round < 20; ++round) {
         const auto logits = src.tied_logits(3000, 7);
@@ -91,7 +91,7 @@ TEST(SamplingCandidates, SortMatchesStableSortOracleWithManyTies) {
     }
 }
 
-TEST(SamplingCandidates, KeepTopMatchesStableSortOracleIncludingTiesAtTheCut) {
+TEST(sampling_candidates, keep_top_matches_stable_sort_oracle_including_ties_at_the_cut) {
     test::logit_source src(4);
     for (std::size_t k : {1u, 2u, 5u, 40u, 999u, 2000u, 2999u, 3000u, 5000u}) {
         const auto logits = src.tied_logits(3000, 11);
@@ -105,7 +105,7 @@ TEST(SamplingCandidates, KeepTopMatchesStableSortOracleIncludingTiesAtTheCut) {
     }
 }
 
-TEST(SamplingCandidates, SortPrefixOrdersThePrefixAndKeepsTheRestInPreviousOrder) {
+TEST(sampling_candidates, sort_prefix_orders_the_prefix_and_keeps_the_rest_in_previous_order) {
     candidates c;
     //                           id: 0     1     2     3     4     5     6
     c.assign(std::vector<float>{0.0f, 5.0f, 1.0f, 5.0f, 9.0f, 2.0f, 1.0f});
@@ -116,7 +116,7 @@ TEST(SamplingCandidates, SortPrefixOrdersThePrefixAndKeepsTheRestInPreviousOrder
     EXPECT_EQ(c.logits, (std::vector<float>{9, 5, 5, 0, 1, 2, 1}));
 }
 
-TEST(SamplingCandidates, SortPrefixMatchesOracleOnBothSelectionPaths) {
+TEST(sampling_candidates, sort_prefix_matches_oracle_on_both_selection_paths) {
     test::logit_source src(5);
     // n = 100 of 3000 takes the one-pass heap selection, n = 1000 nth_element.
     for (std::size_t n : {1u, 100u, 1000u}) {
@@ -135,7 +135,7 @@ TEST(SamplingCandidates, SortPrefixMatchesOracleOnBothSelectionPaths) {
     }
 }
 
-TEST(SamplingCandidates, KeepIfPreservesOrderAndInvalidatesProbs) {
+TEST(sampling_candidates, keep_if_preserves_order_and_invalidates_probs) {
     candidates c;
     c.assign(std::vector<float>{4.0f, 1.0f, 3.0f, 0.0f, 2.0f});
     c.softmax();
@@ -146,7 +146,7 @@ TEST(SamplingCandidates, KeepIfPreservesOrderAndInvalidatesProbs) {
     EXPECT_FALSE(c.probs_valid);
 }
 
-TEST(SamplingCandidates, ArgmaxBreaksTiesTowardTheLowestId) {
+TEST(sampling_candidates, argmax_breaks_ties_toward_the_lowest_id) {
     candidates c;
     c.assign(std::vector<float>{1.0f, 7.0f, 3.0f, 7.0f, 7.0f});
     EXPECT_EQ(c.argmax(), 1u);
@@ -156,7 +156,7 @@ TEST(SamplingCandidates, ArgmaxBreaksTiesTowardTheLowestId) {
     EXPECT_EQ(c.ids[c.argmax()], 1);
 }
 
-TEST(SamplingCandidates, PositionOfFindsIdsAndReportsAbsence) {
+TEST(sampling_candidates, position_of_finds_ids_and_reports_absence) {
     candidates c;
     c.assign(std::vector<float>{1.0f, 2.0f, 3.0f});
     c.sort();

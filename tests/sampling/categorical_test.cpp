@@ -32,7 +32,7 @@ std::vector<int> draw_counts(const std::vector<float>& logits, std::uint64_t see
     return counts;
 }
 
-TEST(SamplingCategorical, ChiSquareOfEightTokenDistributionIsBelowThe999Quantile) {
+TEST(sampling_categorical, chi_square_of_eight_token_distribution_is_below_the999_quantile) {
     const int n = 20000;
     const auto logits = log_of(eight_probs);
     const auto expected = test::oracle_softmax(logits);  // = eight_probs up to float rounding
@@ -47,7 +47,7 @@ TEST(SamplingCategorical, ChiSquareOfEightTokenDistributionIsBelowThe999Quantile
     EXPECT_GT(test::chi_square(counts, wrong, n), 10 * chi2_999_df7);
 }
 
-TEST(SamplingCategorical, SameSeedSameTokensDifferentSeedDifferentTokens) {
+TEST(sampling_categorical, same_seed_same_tokens_different_seed_different_tokens) {
     test::logit_source src(61);
     const auto logits = src.logits(64, -2.0f, 2.0f);
     auto a = make_sampler_chain(categorical(7));
@@ -63,7 +63,7 @@ TEST(SamplingCategorical, SameSeedSameTokensDifferentSeedDifferentTokens) {
     EXPECT_NE(ta, tc);
 }
 
-TEST(SamplingCategorical, ResetRestartsTheStream) {
+TEST(sampling_categorical, reset_restarts_the_stream) {
     test::logit_source src(62);
     const auto logits = src.logits(64, -2.0f, 2.0f);
     auto chain = make_sampler_chain(categorical(99));
@@ -74,7 +74,7 @@ TEST(SamplingCategorical, ResetRestartsTheStream) {
     EXPECT_EQ(first, second);
 }
 
-TEST(SamplingCategorical, SingleCandidateIsReturnedWithoutDrawing) {
+TEST(sampling_categorical, single_candidate_is_returned_without_drawing) {
     categorical sel(5);
     const xoshiro256ss before = sel.rng();
     candidates c;
@@ -85,13 +85,13 @@ TEST(SamplingCategorical, SingleCandidateIsReturnedWithoutDrawing) {
     EXPECT_EQ(c.probs[0], 1.0f);
 }
 
-TEST(SamplingCategorical, EmptySetGivesNoToken) {
+TEST(sampling_categorical, empty_set_gives_no_token) {
     categorical sel(5);
     candidates c;
     EXPECT_EQ(sel.select(c), no_token);
 }
 
-TEST(SamplingCategorical, NeverDrawsAZeroProbabilityCandidate) {
+TEST(sampling_categorical, never_draws_a_zero_probability_candidate) {
     constexpr float ninf = -std::numeric_limits<float>::infinity();
     const std::vector<float> logits{ninf, 0.0f, ninf, 0.0f, ninf};
     const auto counts = draw_counts(logits, 3, 5000);

@@ -30,7 +30,7 @@ candidates applied(Stage& s, const std::vector<float>& logits = six) {
     return c;
 }
 
-TEST(SamplingLogitBias, AddsBiasesAndRemovesMinusInfinity) {
+TEST(sampling_logit_bias, adds_biases_and_removes_minus_infinity) {
     const logit_bias b({{1, 2.5f}, {3, -INFINITY}, {1, 0.5f}, {9, 1.0f}});  // id 9: not in the set, ignored
     candidates c;
     c.assign(six);
@@ -42,7 +42,7 @@ TEST(SamplingLogitBias, AddsBiasesAndRemovesMinusInfinity) {
     EXPECT_THROW(logit_bias({{1, INFINITY}}), invalid_argument_error);
 }
 
-TEST(SamplingLogitBias, BanningEveryTokenMakesTheChainThrow) {
+TEST(sampling_logit_bias, banning_every_token_makes_the_chain_throw) {
     std::vector<token_bias> all;
     for (token_id t = 0; t < 6; ++t) all.push_back({t, -INFINITY});
     auto chain = make_sampler_chain(logit_bias(all), categorical(1));
@@ -51,7 +51,7 @@ TEST(SamplingLogitBias, BanningEveryTokenMakesTheChainThrow) {
     EXPECT_THROW(dyn.sample(six), sampling_error);
 }
 
-TEST(SamplingBannedSequences, OneTokenAlwaysLongerOnlyToComplete) {
+TEST(sampling_banned_sequences, one_token_always_longer_only_to_complete) {
     banned_sequences b({{4}, {1, 2, 5}, {3, 5}});
     EXPECT_EQ(test::id_set(applied(b)), (std::vector<token_id>{0, 1, 2, 3, 5}));  // 4 always banned
     b.accept(1);
@@ -76,7 +76,7 @@ std::set<token_id> oracle_ngram_bans(const std::vector<token_id>& ctx, std::size
     return out;
 }
 
-TEST(SamplingNoRepeatNgram, BansExactlyTheTokensThatWouldRepeatAnNgram) {
+TEST(sampling_no_repeat_ngram, bans_exactly_the_tokens_that_would_repeat_an_ngram) {
     test::logit_source src(801);
     for (int round = 0; round < 200; ++round) {
         const std::size_t n = 1 + round % 4;
@@ -93,7 +93,7 @@ TEST(SamplingNoRepeatNgram, BansExactlyTheTokensThatWouldRepeatAnNgram) {
     }
 }
 
-TEST(SamplingNoRepeatNgram, HandBuiltCases) {
+TEST(sampling_no_repeat_ngram, hand_built_cases) {
     no_repeat_ngram bigram(2);
     for (token_id t : {1, 2, 3, 1}) bigram.accept(t);  // "1 2" seen: after "1", 2 is banned
     EXPECT_EQ(test::id_set(applied(bigram)), (std::vector<token_id>{0, 1, 3, 4, 5}));
@@ -112,7 +112,7 @@ TEST(SamplingNoRepeatNgram, HandBuiltCases) {
     EXPECT_EQ(applied(generated_only).size(), 6u);
 }
 
-TEST(SamplingNoRepeatNgram, BanningTheWholeVocabularyMakesTheChainThrow) {
+TEST(sampling_no_repeat_ngram, banning_the_whole_vocabulary_makes_the_chain_throw) {
     auto chain = make_sampler_chain(no_repeat_ngram(1), greedy{});
     const std::vector<float> two{0.0f, 1.0f};
     EXPECT_EQ(chain.sample(two), 1);
@@ -120,7 +120,7 @@ TEST(SamplingNoRepeatNgram, BanningTheWholeVocabularyMakesTheChainThrow) {
     EXPECT_THROW(chain.sample(two), sampling_error);
 }
 
-TEST(SamplingMinNewTokens, MasksEosUntilEnoughTokensWereGenerated) {
+TEST(sampling_min_new_tokens, masks_eos_until_enough_tokens_were_generated) {
     min_new_tokens m(2, {5, 4, no_token});
     m.accept(5);  // prompt tokens do not count, even EOS
     m.accept(1);

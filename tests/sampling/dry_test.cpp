@@ -86,7 +86,7 @@ void expect_same(const std::map<token_id, float>& got, const std::map<token_id, 
     }
 }
 
-TEST(SamplingDry, LlamaCppsWorkedExample) {
+TEST(sampling_dry, llama_cpps_worked_example) {
     // llama.cpp's comment: "a b c c b c y a b c": repeat counts 0 0 3 1 0 2 0 0 0 0, so after the
     // context, c extends "a b c" (3 -> 4): len 3; b extends "c" (1): below allowed 2; y extends "b c" (2).
     const token_id a = 1, b = 2, c = 3, y = 4;
@@ -99,7 +99,7 @@ TEST(SamplingDry, LlamaCppsWorkedExample) {
     expect_same(got, oracle_penalties(ctx, p), "example");
 }
 
-TEST(SamplingDry, MatchesTheBruteForceOracleOnRandomContexts) {
+TEST(sampling_dry, matches_the_brute_force_oracle_on_random_contexts) {
     std::mt19937 gen(2024);
     for (int round = 0; round < 300; ++round) {
         const std::size_t n = 1 + gen() % 60;
@@ -108,13 +108,13 @@ TEST(SamplingDry, MatchesTheBruteForceOracleOnRandomContexts) {
         for (auto& t : ctx) t = static_cast<token_id>(gen() % static_cast<unsigned>(alphabet));
         dry_params p;
         p.allowed = 1 + static_cast<std::int32_t>(gen() % 3);
-        if (round % 3 == 0) p.breakers = {{alphabet}};                    // a breaker that never occurs
-        if (round % 3 == 1) p.breakers = {{0}, {1, 0}};                   // single and two-token breakers
+        if (round % 3 == 0) p.breakers = {{alphabet}};   // a breaker that never occurs
+        if (round % 3 == 1) p.breakers = {{0}, {1, 0}};  // single and two-token breakers
         expect_same(dry_penalties(ctx, p, 8), oracle_penalties(ctx, p), "round " + std::to_string(round));
     }
 }
 
-TEST(SamplingDry, ASequenceBreakerCapsTheRepetitionAndIsNeverPenalized) {
+TEST(sampling_dry, a_sequence_breaker_caps_the_repetition_and_is_never_penalized) {
     const token_id a = 1, b = 2, c = 3, nl = 7;
     // "a b c nl a b c": the token after the first "a b c" is nl, extending a repeat of 3; nl is a
     // breaker by itself, so it is never penalized.
@@ -132,7 +132,7 @@ TEST(SamplingDry, ASequenceBreakerCapsTheRepetitionAndIsNeverPenalized) {
     EXPECT_FLOAT_EQ(dry_penalties(ctx, no_breaker, 8).at(5), 0.8f * 1.75f);
 }
 
-TEST(SamplingDry, AMultiTokenBreakerNeedsItsWholeTail) {
+TEST(sampling_dry, a_multi_token_breaker_needs_its_whole_tail) {
     const token_id b = 2, c = 3, h = 5, t = 6;
     dry_params p;
     p.breakers = {{h, t}};
@@ -148,7 +148,7 @@ TEST(SamplingDry, AMultiTokenBreakerNeedsItsWholeTail) {
     EXPECT_FLOAT_EQ(full.at(4), 0.8f * 1.75f);
 }
 
-TEST(SamplingDry, TheWindowLimitsHowFarBackRepeatsAreFound) {
+TEST(sampling_dry, the_window_limits_how_far_back_repeats_are_found) {
     const std::vector<token_id> ctx{1, 2, 3, 4, 0, 0, 0, 0, 1, 2, 3};
     const dry_params p;
     EXPECT_FLOAT_EQ(dry_penalties(ctx, p, 8).at(4), 0.8f * 1.75f);
@@ -157,7 +157,7 @@ TEST(SamplingDry, TheWindowLimitsHowFarBackRepeatsAreFound) {
     expect_same(dry_penalties(ctx, p, 8, 6), oracle_penalties(last6, p), "window");
 }
 
-TEST(SamplingDry, TheExponentIsCappedSoThePenaltyStaysFinite) {
+TEST(sampling_dry, the_exponent_is_capped_so_the_penalty_stays_finite) {
     std::vector<token_id> ctx;
     for (int i = 0; i < 400; ++i) ctx.push_back(i % 2);  // 0 1 0 1 ...: a repeat of ~400 tokens
     dry_params p;
@@ -169,7 +169,7 @@ TEST(SamplingDry, TheExponentIsCappedSoThePenaltyStaysFinite) {
     EXPECT_FLOAT_EQ(got.begin()->second, cap);
 }
 
-TEST(SamplingDry, DisabledSettingsAndShortContextsAreNoOps) {
+TEST(sampling_dry, disabled_settings_and_short_contexts_are_no_ops) {
     const std::vector<token_id> ctx{1, 2, 1, 2, 1, 2};
     dry_params off;
     off.multiplier = 0.0f;
@@ -183,7 +183,7 @@ TEST(SamplingDry, DisabledSettingsAndShortContextsAreNoOps) {
     EXPECT_THROW(dry(NAN, 1.75f, 2, -1), invalid_argument_error);
 }
 
-TEST(SamplingDry, PromptTokensAreSkippedWhenExcluded) {
+TEST(sampling_dry, prompt_tokens_are_skipped_when_excluded) {
     dry d(0.8f, 1.75f, 2, -1, {}, /*include_prompt=*/false);
     for (token_id t : {1, 2, 3, 4, 1, 2, 3}) d.accept(t);  // all prompt
     candidates c;
@@ -194,13 +194,18 @@ TEST(SamplingDry, PromptTokensAreSkippedWhenExcluded) {
 
 // A hand-made vocabulary: bytes would not matter here; pieces with and without the breaker text.
 tokenizer breaker_vocab() {
-    std::vector<token_data> t{{"<unk>", 0.0f, token_type::unknown}, {"<s>", 0.0f, token_type::control},
-                              {"</s>", 0.0f, token_type::control}};
-    for (const char* p : {"a", ":", "b:", "ab", "\xE2\x96\x81" "x", "x:y", "xy"}) t.push_back({p, -1.0f, token_type::normal});
-    return tokenizer(spm_tokenizer(vocabulary(std::move(t), {.bos = 1, .eos = 2, .unk = 0}), {.add_space_prefix = false}));
+    std::vector<token_data> t{
+        {"<unk>", 0.0f, token_type::unknown}, {"<s>", 0.0f, token_type::control}, {"</s>", 0.0f, token_type::control}};
+    for (const char* p : {"a", ":", "b:", "ab",
+                          "\xE2\x96\x81"
+                          "x",
+                          "x:y", "xy"})
+        t.push_back({p, -1.0f, token_type::normal});
+    return tokenizer(
+        spm_tokenizer(vocabulary(std::move(t), {.bos = 1, .eos = 2, .unk = 0}), {.add_space_prefix = false}));
 }
 
-TEST(SamplingDry, StringBreakersBecomeTokenSequencesAsInLlamaCpp) {
+TEST(sampling_dry, string_breakers_become_token_sequences_as_in_llama_cpp) {
     const tokenizer tok = breaker_vocab();
     const token_id colon = tok.vocab().find(":"), b_colon = tok.vocab().find("b:"), x_colon_y = tok.vocab().find("x:y");
     const std::vector<std::string> one{":"};

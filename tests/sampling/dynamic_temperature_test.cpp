@@ -21,7 +21,7 @@ double oracle_temperature(const std::vector<float>& logits, double t, double ran
     return t_min + (t_max - t_min) * std::pow(h / std::log(double(logits.size())), exponent);
 }
 
-TEST(SamplingDynamicTemperature, TemperatureFollowsTheNormalizedEntropy) {
+TEST(sampling_dynamic_temperature, temperature_follows_the_normalized_entropy) {
     test::logit_source src(701);
     for (int round = 0; round < 100; ++round) {
         const auto logits = src.logits(30, -3.0f, 3.0f);
@@ -37,7 +37,7 @@ TEST(SamplingDynamicTemperature, TemperatureFollowsTheNormalizedEntropy) {
     }
 }
 
-TEST(SamplingDynamicTemperature, FlatIsHottestAndPeakedIsColdest) {
+TEST(sampling_dynamic_temperature, flat_is_hottest_and_peaked_is_coldest) {
     dynamic_temperature d(1.0f, 0.5f, 1.0f);
     candidates c;
     c.assign(std::vector<float>(16, 0.0f));  // H = ln 16: normalized entropy 1
@@ -48,7 +48,7 @@ TEST(SamplingDynamicTemperature, FlatIsHottestAndPeakedIsColdest) {
     EXPECT_NEAR(d.last_temperature(), 0.5f, 1e-5f);
 }
 
-TEST(SamplingDynamicTemperature, RangeZeroIsPlainTemperature) {
+TEST(sampling_dynamic_temperature, range_zero_is_plain_temperature) {
     const std::vector<float> logits{1.0f, -2.0f, 0.5f, 3.0f};
     for (float t : {0.0f, 0.7f, 1.3f}) {
         candidates a, b;

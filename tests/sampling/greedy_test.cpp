@@ -10,13 +10,13 @@
 namespace nexttok {
 namespace {
 
-TEST(SamplingGreedy, PicksTheArgmax) {
+TEST(sampling_greedy, picks_the_argmax) {
     candidates c;
     c.assign(std::vector<float>{0.5f, 2.0f, -1.0f, 1.9f});
     EXPECT_EQ(greedy{}.select(c), 1);
 }
 
-TEST(SamplingGreedy, TiesGoToTheLowestId) {
+TEST(sampling_greedy, ties_go_to_the_lowest_id) {
     candidates c;
     c.assign(std::vector<float>{0.5f, 2.0f, 2.0f, 1.0f, 2.0f});
     EXPECT_EQ(greedy{}.select(c), 1);
@@ -24,12 +24,12 @@ TEST(SamplingGreedy, TiesGoToTheLowestId) {
     EXPECT_EQ(greedy{}.select(c), 1);
 }
 
-TEST(SamplingGreedy, EmptySetGivesNoToken) {
+TEST(sampling_greedy, empty_set_gives_no_token) {
     candidates c;
     EXPECT_EQ(greedy{}.select(c), no_token);
 }
 
-TEST(SamplingGreedy, MatchesFirstMaxElementOnRandomLogits) {
+TEST(sampling_greedy, matches_first_max_element_on_random_logits) {
     test::logit_source src(51);
     for (int round = 0; round < 50; ++round) {
         const auto logits = src.tied_logits(1000, 50);

@@ -15,7 +15,7 @@
 namespace nexttok {
 namespace {
 
-TEST(SamplingOptions, DefaultsAreLlamaCpps) {
+TEST(sampling_options, defaults_are_llama_cpps) {
     const sampling_options o;
     EXPECT_EQ(o.temperature, 0.8f);
     EXPECT_EQ(o.top_k, 40);
@@ -24,7 +24,7 @@ TEST(SamplingOptions, DefaultsAreLlamaCpps) {
     EXPECT_NO_THROW(o.validate());
 }
 
-TEST(SamplingOptions, InvalidValuesThrow) {
+TEST(sampling_options, invalid_values_throw) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     const float inf = std::numeric_limits<float>::infinity();
     auto with = [](auto change) {
@@ -52,7 +52,7 @@ TEST(SamplingOptions, InvalidValuesThrow) {
     for (const auto& o : good) EXPECT_NO_THROW(o.validate());
 }
 
-TEST(SamplingOptions, ErrorMessageNamesTheField) {
+TEST(sampling_options, error_message_names_the_field) {
     sampling_options o;
     o.top_p = 2.0f;
     try {
@@ -63,7 +63,7 @@ TEST(SamplingOptions, ErrorMessageNamesTheField) {
     }
 }
 
-TEST(SamplingMakeSampler, TemperatureZeroGivesExactlyTheArgmax) {
+TEST(sampling_make_sampler, temperature_zero_gives_exactly_the_argmax) {
     sampling_options o;
     o.temperature = 0.0f;
     auto s = make_sampler(o);
@@ -77,7 +77,7 @@ TEST(SamplingMakeSampler, TemperatureZeroGivesExactlyTheArgmax) {
     }
 }
 
-TEST(SamplingMakeSampler, MatchesTheStaticDefaultChainTokenForToken) {
+TEST(sampling_make_sampler, matches_the_static_default_chain_token_for_token) {
     sampling_options o;
     o.seed = 77;
     auto dyn = make_sampler(o);
@@ -91,7 +91,7 @@ TEST(SamplingMakeSampler, MatchesTheStaticDefaultChainTokenForToken) {
     }
 }
 
-TEST(SamplingMakeSampler, SameSeedSameSequenceDifferentSeedDifferentSequence) {
+TEST(sampling_make_sampler, same_seed_same_sequence_different_seed_different_sequence) {
     auto run = [](std::uint64_t seed) {
         sampling_options o;
         o.seed = seed;
@@ -114,7 +114,7 @@ constexpr double chi2_999_df4 = 18.47;
 // order applies temperature last); keep the shortest prefix with mass >= 0.9 (5 tokens here, with
 // margins: 0.851 before, 0.936 at the cut); min-p removes nothing (smallest ratio 0.2); then
 // q_i proportional to exp(logit_i / 0.7) over the 5 survivors.
-TEST(SamplingMakeSampler, AfterTopKTopPAndTemperatureDrawsFollowTheTruncatedDistribution) {
+TEST(sampling_make_sampler, after_top_k_top_p_and_temperature_draws_follow_the_truncated_distribution) {
     const std::vector<double> p{0.30, 0.22, 0.16, 0.12, 0.08, 0.06, 0.04, 0.02};
     std::vector<float> logits;
     for (double x : p) logits.push_back(static_cast<float>(std::log(x)));
@@ -161,7 +161,7 @@ TEST(SamplingMakeSampler, AfterTopKTopPAndTemperatureDrawsFollowTheTruncatedDist
     EXPECT_GT(test::chi_square(counts, untruncated, n), 10 * chi2_999_df4);
 }
 
-TEST(SamplingMakeSampler, ResetRestartsTheSequence) {
+TEST(sampling_make_sampler, reset_restarts_the_sequence) {
     auto s = make_sampler(sampling_options{});
     test::logit_source src(84);
     const auto logits = src.logits(300, -2.0f, 2.0f);

@@ -22,7 +22,7 @@ std::vector<float> boundary_logits() {
     return {3.0f, at, std::nextafter(at, -inf), -10.0f, 2.5f};
 }
 
-TEST(SamplingMinP, ATokenExactlyAtTheThresholdIsKeptOneBelowIsNot) {
+TEST(sampling_min_p, a_token_exactly_at_the_threshold_is_kept_one_below_is_not) {
     candidates c;
     c.assign(boundary_logits());
     min_p(0.25f).apply(c);
@@ -30,7 +30,7 @@ TEST(SamplingMinP, ATokenExactlyAtTheThresholdIsKeptOneBelowIsNot) {
     EXPECT_FALSE(c.sorted);
 }
 
-TEST(SamplingMinP, SortedInputGivesTheSameSetSorted) {
+TEST(sampling_min_p, sorted_input_gives_the_same_set_sorted) {
     candidates c;
     c.assign(boundary_logits());
     c.sort();
@@ -39,7 +39,7 @@ TEST(SamplingMinP, SortedInputGivesTheSameSetSorted) {
     EXPECT_TRUE(c.sorted);
 }
 
-TEST(SamplingMinP, ProbabilityRatioBoundaryWithZeroMaximum) {
+TEST(sampling_min_p, probability_ratio_boundary_with_zero_maximum) {
     // max logit 0: the threshold is log(min_p) itself, so logit log(0.5) is p = 0.5 * p_max exactly.
     candidates c;
     c.assign(std::vector<float>{std::log(0.5f), 0.0f, std::nextafter(std::log(0.5f), -inf)});
@@ -47,7 +47,7 @@ TEST(SamplingMinP, ProbabilityRatioBoundaryWithZeroMaximum) {
     EXPECT_EQ(c.ids, (std::vector<token_id>{0, 1}));
 }
 
-TEST(SamplingMinP, NonPositiveMinPIsANoOp) {
+TEST(sampling_min_p, non_positive_min_p_is_a_no_op) {
     for (float p : {0.0f, -0.5f}) {
         candidates c;
         c.assign(boundary_logits());
@@ -57,7 +57,7 @@ TEST(SamplingMinP, NonPositiveMinPIsANoOp) {
     }
 }
 
-TEST(SamplingMinP, MinKeepLargerThanThePassingSetKeepsTheTopMinKeepSorted) {
+TEST(sampling_min_p, min_keep_larger_than_the_passing_set_keeps_the_top_min_keep_sorted) {
     candidates c;
     c.assign(boundary_logits());
     min_p(0.25f, 4).apply(c);
@@ -68,25 +68,25 @@ TEST(SamplingMinP, MinKeepLargerThanThePassingSetKeepsTheTopMinKeepSorted) {
     EXPECT_EQ(c.size(), 5u);
 }
 
-TEST(SamplingMinP, MinPOneKeepsAllTiedMaxima) {
+TEST(sampling_min_p, min_p_one_keeps_all_tied_maxima) {
     candidates c;
     c.assign(std::vector<float>{1.0f, 4.0f, 4.0f, 3.9f});
     min_p(1.0f).apply(c);
     EXPECT_EQ(c.ids, (std::vector<token_id>{1, 2}));
 }
 
-TEST(SamplingMinP, MinPAboveOneKeepsOnlyTheMaximum) {
+TEST(sampling_min_p, min_p_above_one_keeps_only_the_maximum) {
     candidates c;
     c.assign(std::vector<float>{1.0f, 4.0f, 4.0f, 3.9f});
     min_p(2.0f).apply(c);
     EXPECT_EQ(c.ids, (std::vector<token_id>{1}));
 }
 
-TEST(SamplingMinP, NaNIsRejected) { EXPECT_THROW(min_p(std::nanf("")), invalid_argument_error); }
+TEST(sampling_min_p, na_n_is_rejected) { EXPECT_THROW(min_p(std::nanf("")), invalid_argument_error); }
 
 // Oracle on the probability ratio, in double; tokens within 1e-4 (relative) of the threshold are
 // skipped as ambiguous between the two formulations (the exact boundary is tested above).
-TEST(SamplingMinP, MatchesProbabilityRatioOracleOnRandomLogits) {
+TEST(sampling_min_p, matches_probability_ratio_oracle_on_random_logits) {
     test::logit_source src(31);
     int n_checked = 0;
     for (float mp : {0.01f, 0.05f, 0.1f, 0.5f, 0.9f}) {

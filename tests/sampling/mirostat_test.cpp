@@ -22,7 +22,7 @@ std::vector<float> zipf_logits(std::size_t n, float s) {
     return logits;
 }
 
-TEST(SamplingMirostatV2, TruncatesAtMuAndUpdatesMuFromTheObservedSurprise) {
+TEST(sampling_mirostat_v2, truncates_at_mu_and_updates_mu_from_the_observed_surprise) {
     const auto logits = zipf_logits(101, 1.1f);
     const auto p = test::oracle_softmax(logits);
     const float tau = 3.0f, eta = 0.1f;
@@ -45,7 +45,7 @@ TEST(SamplingMirostatV2, TruncatesAtMuAndUpdatesMuFromTheObservedSurprise) {
     }
 }
 
-TEST(SamplingMirostatV1, KFollowsTheZipfEstimateAndMuTheSurprise) {
+TEST(sampling_mirostat_v1, k_follows_the_zipf_estimate_and_mu_the_surprise) {
     const std::size_t n = 200;
     const auto logits = zipf_logits(n, 1.2f);
     const float tau = 4.0f, eta = 0.2f;
@@ -70,7 +70,8 @@ TEST(SamplingMirostatV1, KFollowsTheZipfEstimateAndMuTheSurprise) {
         c.assign(logits);
         const token_id t = m.select(c);
         // int(k) of a float k: allow one off where k is within rounding of an integer.
-        EXPECT_NEAR(double(m.last_k()), double(want_k), std::fabs(k - std::round(k)) < 1e-3 ? 1.0 : 0.0) << "step " << step;
+        EXPECT_NEAR(double(m.last_k()), double(want_k), std::fabs(k - std::round(k)) < 1e-3 ? 1.0 : 0.0)
+            << "step " << step;
         double mass = 0.0;
         for (std::size_t i = 0; i < m.last_k(); ++i) mass += p[order[i]];
         EXPECT_NEAR(m.mu(), mu - eta * (-std::log2(p[t] / mass) - tau), 1e-3) << "step " << step;
@@ -94,13 +95,13 @@ double mean_surprise(Selector m, const std::vector<float>& logits) {
     return sum / n;
 }
 
-TEST(SamplingMirostat, BothVersionsHoldTheAverageSurpriseAtTau) {
+TEST(sampling_mirostat, both_versions_hold_the_average_surprise_at_tau) {
     const auto logits = zipf_logits(1000, 1.1f);
     EXPECT_NEAR(mean_surprise(mirostat_v2(5.0f, 0.1f, 21), logits), 5.0, 0.05);
     EXPECT_NEAR(mean_surprise(mirostat(5.0f, 0.1f, 22, 100, 1000), logits), 5.0, 0.05);
 }
 
-TEST(SamplingMirostat, ResetRestoresMuAndTheStreamAndOneCandidateIsReturned) {
+TEST(sampling_mirostat, reset_restores_mu_and_the_stream_and_one_candidate_is_returned) {
     const auto logits = zipf_logits(50, 1.0f);
     mirostat_v2 m(3.0f, 0.1f, 4);
     std::vector<token_id> first, second;

@@ -16,8 +16,8 @@ namespace nexttok {
 namespace {
 
 // The oracle: counts over `window` (the tokens that count), then per id: repeat rule, subtraction.
-std::vector<float> oracle(const std::vector<float>& logits, const std::vector<token_id>& window, float repeat, float freq,
-                          float presence) {
+std::vector<float> oracle(const std::vector<float>& logits, const std::vector<token_id>& window, float repeat,
+                          float freq, float presence) {
     std::map<token_id, int> count;
     for (token_id t : window) ++count[t];
     std::vector<float> out = logits;
@@ -42,7 +42,7 @@ std::vector<float> applied(penalties& p, const std::vector<float>& logits) {
 
 const std::vector<float> logits6{2.0f, -1.5f, 0.0f, 3.0f, -0.25f, 1.0f};
 
-TEST(SamplingPenalties, RepetitionDividesPositiveAndMultipliesNonPositiveLogitsOnce) {
+TEST(sampling_penalties, repetition_divides_positive_and_multiplies_non_positive_logits_once) {
     penalties p(64, 1.5f, 0.0f, 0.0f);
     for (token_id t : {0, 1, 2, 0, 0}) p.accept(t);  // id 0 three times: penalized once all the same
     const auto got = applied(p, logits6);
@@ -53,7 +53,7 @@ TEST(SamplingPenalties, RepetitionDividesPositiveAndMultipliesNonPositiveLogitsO
     EXPECT_EQ(got, oracle(logits6, {0, 1, 2, 0, 0}, 1.5f, 0.0f, 0.0f));
 }
 
-TEST(SamplingPenalties, FrequencyScalesWithTheCountPresenceDoesNot) {
+TEST(sampling_penalties, frequency_scales_with_the_count_presence_does_not) {
     penalties p(-1, 1.0f, 0.5f, 0.25f);
     for (token_id t : {3, 3, 3, 5}) p.accept(t);
     const auto got = applied(p, logits6);
@@ -63,14 +63,14 @@ TEST(SamplingPenalties, FrequencyScalesWithTheCountPresenceDoesNot) {
     EXPECT_EQ(got, oracle(logits6, {3, 3, 3, 5}, 1.0f, 0.5f, 0.25f));
 }
 
-TEST(SamplingPenalties, AllThreeTogetherMatchTheOracle) {
+TEST(sampling_penalties, all_three_together_match_the_oracle) {
     penalties p(-1, 1.3f, 0.2f, -0.4f);  // a negative presence penalty encourages repetition
     const std::vector<token_id> seen{4, 1, 4, 0, 2, 4};
     for (token_id t : seen) p.accept(t);
     EXPECT_EQ(applied(p, logits6), oracle(logits6, seen, 1.3f, 0.2f, -0.4f));
 }
 
-TEST(SamplingPenalties, OnlyTheLastNTokensCount) {
+TEST(sampling_penalties, only_the_last_n_tokens_count) {
     penalties p(3, 2.0f, 1.0f, 0.0f);
     const std::vector<token_id> seen{0, 0, 3, 5, 3};  // window: 3 5 3 (both 0s fell out)
     for (token_id t : seen) p.accept(t);
@@ -79,7 +79,7 @@ TEST(SamplingPenalties, OnlyTheLastNTokensCount) {
     EXPECT_EQ(applied(p, logits6), oracle(logits6, {3, 5, 3}, 2.0f, 1.0f, 0.0f));
 }
 
-TEST(SamplingPenalties, LastNZeroAndNeutralValuesAreNoOps) {
+TEST(sampling_penalties, last_n_zero_and_neutral_values_are_no_ops) {
     for (penalties p : {penalties(0, 1.5f, 1.0f, 1.0f), penalties(64, 1.0f, 0.0f, 0.0f)}) {
         p.accept(0);
         p.accept(3);
@@ -88,7 +88,7 @@ TEST(SamplingPenalties, LastNZeroAndNeutralValuesAreNoOps) {
     }
 }
 
-TEST(SamplingPenalties, PromptTokensCountOnlyWhenIncluded) {
+TEST(sampling_penalties, prompt_tokens_count_only_when_included) {
     // The prompt is what is accepted before the first apply(); generated tokens come after.
     for (bool include : {true, false}) {
         penalties p(64, 2.0f, 0.0f, 0.0f, include);
@@ -104,7 +104,7 @@ TEST(SamplingPenalties, PromptTokensCountOnlyWhenIncluded) {
     }
 }
 
-TEST(SamplingPenalties, ResetForgetsTheHistoryAndThePromptBoundary) {
+TEST(sampling_penalties, reset_forgets_the_history_and_the_prompt_boundary) {
     penalties p(64, 2.0f, 0.0f, 0.0f, false);
     p.accept(0);
     candidates c;
@@ -117,7 +117,7 @@ TEST(SamplingPenalties, ResetForgetsTheHistoryAndThePromptBoundary) {
     EXPECT_EQ(applied(p, logits6), logits6);
 }
 
-TEST(SamplingPenalties, InvalidParametersThrow) {
+TEST(sampling_penalties, invalid_parameters_throw) {
     EXPECT_THROW(penalties(-2, 1.1f, 0.0f, 0.0f), invalid_argument_error);
     EXPECT_THROW(penalties(64, 0.0f, 0.0f, 0.0f), invalid_argument_error);
     EXPECT_THROW(penalties(64, -1.0f, 0.0f, 0.0f), invalid_argument_error);
@@ -125,7 +125,7 @@ TEST(SamplingPenalties, InvalidParametersThrow) {
     EXPECT_THROW(penalties(64, 1.1f, 0.0f, INFINITY), invalid_argument_error);
 }
 
-TEST(SamplingPenalties, InAChainARepeatedMaximumLosesToTheRunnerUp) {
+TEST(sampling_penalties, in_a_chain_a_repeated_maximum_loses_to_the_runner_up) {
     // Greedy picks id 3 (logit 3); once it has been seen, 3 / 1.6 = 1.875 < 2 and id 0 wins.
     auto chain = make_sampler_chain(penalties(64, 1.6f, 0.0f, 0.0f), greedy{});
     EXPECT_EQ(chain.sample(logits6), 3);

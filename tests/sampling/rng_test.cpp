@@ -11,7 +11,7 @@ namespace nexttok {
 namespace {
 
 // Published splitmix64 outputs from state 0 (Vigna's reference splitmix64.c).
-TEST(SamplingRng, Splitmix64MatchesReferenceOutputs) {
+TEST(sampling_rng, splitmix64_matches_reference_outputs) {
     std::uint64_t state = 0;
     EXPECT_EQ(detail::splitmix64_next(state), 0xe220a8397b1dcdafULL);
     EXPECT_EQ(detail::splitmix64_next(state), 0x6e789e6aa1b965f4ULL);
@@ -21,7 +21,7 @@ TEST(SamplingRng, Splitmix64MatchesReferenceOutputs) {
 
 // xoshiro256** from state {1, 2, 3, 4}: the values produced by the authors' reference xoshiro256starstar.c
 // (the test vector of the rand_xoshiro crate).
-TEST(SamplingRng, Xoshiro256StarStarMatchesReferenceOutputs) {
+TEST(sampling_rng, xoshiro256_star_star_matches_reference_outputs) {
     auto g = xoshiro256ss::from_state({1, 2, 3, 4});
     const std::uint64_t expected[] = {11520ULL,
                                       0ULL,
@@ -36,14 +36,14 @@ TEST(SamplingRng, Xoshiro256StarStarMatchesReferenceOutputs) {
     for (std::uint64_t e : expected) EXPECT_EQ(g.next(), e);
 }
 
-TEST(SamplingRng, SeedFillsStateWithSplitmix64Outputs) {
+TEST(sampling_rng, seed_fills_state_with_splitmix64_outputs) {
     xoshiro256ss g(0);
-    const std::array<std::uint64_t, 4> expected{0xe220a8397b1dcdafULL, 0x6e789e6aa1b965f4ULL,
-                                                0x06c45d188009454fULL, 0xf88bb8a8724c81ecULL};
+    const std::array<std::uint64_t, 4> expected{0xe220a8397b1dcdafULL, 0x6e789e6aa1b965f4ULL, 0x06c45d188009454fULL,
+                                                0xf88bb8a8724c81ecULL};
     EXPECT_EQ(g.state(), expected);
 }
 
-TEST(SamplingRng, SameSeedSameStreamDifferentSeedDifferentStream) {
+TEST(sampling_rng, same_seed_same_stream_different_seed_different_stream) {
     xoshiro256ss a(42), b(42), c(43);
     int n_equal_to_c = 0;
     for (int i = 0; i < 100; ++i) {
@@ -57,7 +57,7 @@ TEST(SamplingRng, SameSeedSameStreamDifferentSeedDifferentStream) {
     EXPECT_EQ(a, fresh);
 }
 
-TEST(SamplingRng, UniformFloatIsOnA24BitGridInZeroOne) {
+TEST(sampling_rng, uniform_float_is_on_a24_bit_grid_in_zero_one) {
     xoshiro256ss g(7);
     const int n = 200000;
     double sum = 0.0;
@@ -73,7 +73,7 @@ TEST(SamplingRng, UniformFloatIsOnA24BitGridInZeroOne) {
     EXPECT_NEAR(sum / n, 0.5, 6 * std::sqrt(1.0 / 12.0 / n));
 }
 
-TEST(SamplingRng, UniformFloatUsesTheTop24Bits) {
+TEST(sampling_rng, uniform_float_uses_the_top24_bits) {
     auto g = xoshiro256ss::from_state({1, 2, 3, 4});
     auto h = xoshiro256ss::from_state({1, 2, 3, 4});
     for (int i = 0; i < 10; ++i) {

@@ -57,7 +57,7 @@ const std::vector<std::string> expected_log{
 };
 const std::vector<float> five_logits{0.0f, 4.0f, 1.0f, 2.0f, 9.0f};  // drop_last removes id 4
 
-TEST(SamplerChain, AppliesInOrderSelectsThenAcceptsOnEveryStage) {
+TEST(sampler_chain, applies_in_order_selects_then_accepts_on_every_stage) {
     auto log = std::make_shared<std::vector<std::string>>();
     auto chain = make_sampler_chain(recording_processor{"a", log}, drop_last{}, recording_processor{"b", log},
                                     recording_selector{log});
@@ -73,7 +73,7 @@ TEST(SamplerChain, AppliesInOrderSelectsThenAcceptsOnEveryStage) {
                                               "b.reset", "selector.reset"}));
 }
 
-TEST(SamplingDynamicChain, AppliesInOrderSelectsThenAcceptsOnEveryStage) {
+TEST(sampling_dynamic_chain, applies_in_order_selects_then_accepts_on_every_stage) {
     auto log = std::make_shared<std::vector<std::string>>();
     dynamic_chain chain({recording_processor{"a", log}, drop_last{}, recording_processor{"b", log}},
                         recording_selector{log});
@@ -87,7 +87,7 @@ TEST(SamplingDynamicChain, AppliesInOrderSelectsThenAcceptsOnEveryStage) {
                                               "b.reset", "selector.reset"}));
 }
 
-TEST(SamplerChain, EmptyLogitsAreRejected) {
+TEST(sampler_chain, empty_logits_are_rejected) {
     auto chain = make_sampler_chain(greedy{});
     EXPECT_THROW(chain.sample({}), invalid_argument_error);
     dynamic_chain dyn({}, greedy{});
@@ -95,7 +95,7 @@ TEST(SamplerChain, EmptyLogitsAreRejected) {
 }
 
 // last_logprob = log softmax over the survivors of the processed logits, at the chosen token.
-TEST(SamplerChain, LastLogprobIsTheLogSoftmaxOfTheChosenTokenOverTheSurvivors) {
+TEST(sampler_chain, last_logprob_is_the_log_softmax_of_the_chosen_token_over_the_survivors) {
     test::logit_source src(71);
     auto chain = make_sampler_chain(top_k(5), temperature(0.5f), categorical(1));
     for (int round = 0; round < 50; ++round) {
@@ -113,20 +113,20 @@ TEST(SamplerChain, LastLogprobIsTheLogSoftmaxOfTheChosenTokenOverTheSurvivors) {
     }
 }
 
-TEST(SamplerChain, GreedyOverTheFullVocabularyReportsTheRawLogprob) {
+TEST(sampler_chain, greedy_over_the_full_vocabulary_reports_the_raw_logprob) {
     const std::vector<float> logits{std::log(0.5f), std::log(0.25f), std::log(0.25f)};
     auto chain = make_sampler_chain(greedy{});
     EXPECT_EQ(chain.sample(logits), 0);
     EXPECT_NEAR(chain.last_logprob(), std::log(0.5), 1e-6);
 }
 
-TEST(SamplerChain, OneSurvivorHasLogprobZero) {
+TEST(sampler_chain, one_survivor_has_logprob_zero) {
     auto chain = make_sampler_chain(temperature(0.0f), categorical(3));
     EXPECT_EQ(chain.sample(std::vector<float>{1.0f, 5.0f, 2.0f}), 1);
     EXPECT_EQ(chain.last_logprob(), 0.0f);
 }
 
-TEST(SamplerChain, StaticAndDynamicChainsGiveIdenticalTokensAndLogprobs) {
+TEST(sampler_chain, static_and_dynamic_chains_give_identical_tokens_and_logprobs) {
     test::logit_source src(72);
     auto stat = make_sampler_chain(top_k(20), top_p(0.9f), temperature(1.3f), categorical(2024));
     dynamic_chain dyn({top_k(20), top_p(0.9f), temperature(1.3f)}, categorical(2024));
@@ -141,7 +141,7 @@ TEST(SamplerChain, StaticAndDynamicChainsGiveIdenticalTokensAndLogprobs) {
     }
 }
 
-TEST(AnySampler, CopiesCloneTheStateAndThenEvolveIndependently) {
+TEST(any_sampler, copies_clone_the_state_and_then_evolve_independently) {
     test::logit_source src(73);
     const auto logits = src.logits(50, -1.0f, 1.0f);
     any_sampler a(make_sampler_chain(categorical(5)));

@@ -17,21 +17,23 @@ namespace {
 
 using s = sampler_stage;
 
-TEST(SamplingOrder, ParsesLlamaCppNamesAliasesAndCharacters) {
+TEST(sampling_order, parses_llama_cpp_names_aliases_and_characters) {
     EXPECT_EQ(parse_sampler_order("penalties;dry;top_n_sigma;top_k;typ_p;top_p;min_p;xtc;temperature"),
               (std::vector<sampler_stage>{s::penalties, s::dry, s::top_n_sigma, s::top_k, s::typical_p, s::top_p,
                                           s::min_p, s::xtc, s::temperature}));
     EXPECT_EQ(parse_sampler_order(" top-k , temp ;nucleus; typical ;min-p"),
               (std::vector<sampler_stage>{s::top_k, s::temperature, s::top_p, s::typical_p, s::min_p}));
-    EXPECT_EQ(parse_sampler_chars("edskypmxt"), parse_sampler_order("penalties;dry;top_n_sigma;top_k;typ_p;top_p;min_p;xtc;temperature"));
+    EXPECT_EQ(parse_sampler_chars("edskypmxt"),
+              parse_sampler_order("penalties;dry;top_n_sigma;top_k;typ_p;top_p;min_p;xtc;temperature"));
     EXPECT_EQ(parse_sampler_chars("can"), (std::vector<sampler_stage>{s::epsilon, s::eta, s::no_repeat_ngram}));
     EXPECT_EQ(parse_sampler_order("llama"), llama_cpp_order());
     EXPECT_EQ(parse_sampler_order("hf"), hf_order());
     EXPECT_EQ(parse_sampler_order(format_sampler_order(hf_order())), hf_order());
 }
 
-TEST(SamplingOrder, RejectsUnknownDuplicateAndEmpty) {
-    for (const char* bad : {"top_k;bogus", "top_k;top-k", "", ";;"}) EXPECT_THROW(parse_sampler_order(bad), invalid_argument_error) << bad;
+TEST(sampling_order, rejects_unknown_duplicate_and_empty) {
+    for (const char* bad : {"top_k;bogus", "top_k;top-k", "", ";;"})
+        EXPECT_THROW(parse_sampler_order(bad), invalid_argument_error) << bad;
     for (const char* bad : {"kz", "kk", ""}) EXPECT_THROW(parse_sampler_chars(bad), invalid_argument_error) << bad;
     try {
         parse_sampler_order("top_k;bogus");
@@ -40,9 +42,11 @@ TEST(SamplingOrder, RejectsUnknownDuplicateAndEmpty) {
     }
 }
 
-TEST(SamplingOrder, TheDefaultOrderIsLlamaCppsAndHfPutsTemperatureBeforeTheFilters) {
+TEST(sampling_order, the_default_order_is_llama_cpps_and_hf_puts_temperature_before_the_filters) {
     const auto& llama = llama_cpp_order();
-    const auto pos = [](const std::vector<sampler_stage>& o, sampler_stage x) { return std::find(o.begin(), o.end(), x) - o.begin(); };
+    const auto pos = [](const std::vector<sampler_stage>& o, sampler_stage x) {
+        return std::find(o.begin(), o.end(), x) - o.begin();
+    };
     EXPECT_EQ(sampling_options{}.sampler_order, llama);
     for (sampler_stage f : {s::top_k, s::typical_p, s::top_p, s::min_p, s::xtc}) {
         EXPECT_LT(pos(llama, s::penalties), pos(llama, f));
@@ -74,11 +78,11 @@ sampling_options everything_on() {
     return o;
 }
 
-TEST(SamplingMakeSamplerFull, LlamaOrderEqualsTheHandComposedChain) {
+TEST(sampling_make_sampler_full, llama_order_equals_the_hand_composed_chain) {
     const sampling_options o = everything_on();
     auto dyn = make_sampler(o);
-    auto stat = make_sampler_chain(logit_bias(o.logit_bias), penalties(32, 1.2f, 0.1f, 0.05f),
-                                   dry(0.8f, 1.75f, 2, -1), top_k(50), typical_p(0.95f), top_p(0.9f), min_p(0.02f),
+    auto stat = make_sampler_chain(logit_bias(o.logit_bias), penalties(32, 1.2f, 0.1f, 0.05f), dry(0.8f, 1.75f, 2, -1),
+                                   top_k(50), typical_p(0.95f), top_p(0.9f), min_p(0.02f),
                                    xtc(0.3f, 0.05f, 1, detail::xtc_seed(99)), temperature(0.9f), categorical(99));
     test::logit_source src(901);
     for (int step = 0; step < 300; ++step) {
@@ -90,7 +94,7 @@ TEST(SamplingMakeSamplerFull, LlamaOrderEqualsTheHandComposedChain) {
     }
 }
 
-TEST(SamplingMakeSamplerFull, HfOrderEqualsTheHandComposedChain) {
+TEST(sampling_make_sampler_full, hf_order_equals_the_hand_composed_chain) {
     sampling_options o;
     o.sampler_order = hf_order();
     o.temperature = 0.7f;
@@ -113,7 +117,7 @@ TEST(SamplingMakeSamplerFull, HfOrderEqualsTheHandComposedChain) {
     }
 }
 
-TEST(SamplingMakeSamplerFull, GreedyStillAppliesThePenalties) {
+TEST(sampling_make_sampler_full, greedy_still_applies_the_penalties) {
     sampling_options o;
     o.temperature = 0.0f;
     o.repeat_penalty = 1.6f;
@@ -124,7 +128,7 @@ TEST(SamplingMakeSamplerFull, GreedyStillAppliesThePenalties) {
     EXPECT_EQ(g.last_logprob(), 0.0f);
 }
 
-TEST(SamplingMakeSamplerFull, MirostatReplacesTheFilters) {
+TEST(sampling_make_sampler_full, mirostat_replaces_the_filters) {
     sampling_options o;
     o.mirostat = 2;
     o.mirostat_tau = 2.0f;
@@ -137,7 +141,7 @@ TEST(SamplingMakeSamplerFull, MirostatReplacesTheFilters) {
     EXPECT_GT(chain.last_candidates().size(), 1u);
 }
 
-TEST(SamplingMakeSamplerFull, InvalidNewFieldsNameTheField) {
+TEST(sampling_make_sampler_full, invalid_new_fields_name_the_field) {
     auto with = [](auto change) {
         sampling_options o;
         change(o);
@@ -153,7 +157,10 @@ TEST(SamplingMakeSamplerFull, InvalidNewFieldsNameTheField) {
         {with([](auto& o) { o.eta_cutoff = -0.1f; }), "eta_cutoff"},
         {with([](auto& o) { o.dry_allowed_length = 0; }), "dry_allowed_length"},
         {with([](auto& o) { o.mirostat = 3; }), "mirostat"},
-        {with([](auto& o) { o.logit_bias = {{-4, 1.0f}}; }), "logit_bias"},
+        {with([](auto& o) {
+             o.logit_bias = {{-4, 1.0f}};
+         }),
+         "logit_bias"},
         {with([](auto& o) { o.dynatemp_range = -1.0f; }), "dynatemp_range"},
         {with([](auto& o) { o.no_repeat_ngram_size = -1; }), "no_repeat_ngram_size"},
     };
@@ -174,11 +181,12 @@ constexpr double chi2_999_df3 = 16.27;
 // top-k 6, then top-p 0.9 on the tempered distribution: q_i ~ p_i^2, so the mass concentrates and
 // top-p keeps 4 tokens (llama.cpp's order, truncating before the temperature, keeps 5). 20000 draws,
 // seed 777, bound: the 0.999 quantile.
-TEST(SamplingMakeSamplerFull, HfOrderDrawsFollowTheTemperedThenTruncatedDistribution) {
+TEST(sampling_make_sampler_full, hf_order_draws_follow_the_tempered_then_truncated_distribution) {
     const std::vector<double> p{0.30, 0.22, 0.16, 0.12, 0.08, 0.06, 0.04, 0.02};
     const std::vector<token_id> perm{5, 2, 7, 0, 3, 6, 1, 4};  // rank r -> token perm[r]
     std::vector<float> vocab_logits(8);
-    for (std::size_t r = 0; r < 8; ++r) vocab_logits[static_cast<std::size_t>(perm[r])] = static_cast<float>(std::log(p[r]));
+    for (std::size_t r = 0; r < 8; ++r)
+        vocab_logits[static_cast<std::size_t>(perm[r])] = static_cast<float>(std::log(p[r]));
 
     // Oracle: tempered probabilities, top 6, renormalized, shortest prefix with mass >= 0.9.
     std::vector<double> q(6);

@@ -11,7 +11,7 @@
 namespace nexttok {
 namespace {
 
-TEST(SamplingTemperature, DividesEveryLogit) {
+TEST(sampling_temperature, divides_every_logit) {
     candidates c;
     c.assign(std::vector<float>{1.0f, -3.0f, 0.5f});
     c.softmax();
@@ -21,7 +21,7 @@ TEST(SamplingTemperature, DividesEveryLogit) {
     EXPECT_EQ(c.size(), 3u);
 }
 
-TEST(SamplingTemperature, ScaledSoftmaxMatchesClosedForm) {
+TEST(sampling_temperature, scaled_softmax_matches_closed_form) {
     test::logit_source src(41);
     const auto logits = src.logits(100);
     for (float t : {0.3f, 1.0f, 2.5f}) {
@@ -36,7 +36,7 @@ TEST(SamplingTemperature, ScaledSoftmaxMatchesClosedForm) {
     }
 }
 
-TEST(SamplingTemperature, ZeroOrNegativeKeepsOnlyTheArgmaxLowestIdOnTies) {
+TEST(sampling_temperature, zero_or_negative_keeps_only_the_argmax_lowest_id_on_ties) {
     for (float t : {0.0f, -0.0f, -1.0f}) {
         candidates c;
         c.assign(std::vector<float>{1.0f, 9.0f, -2.0f, 9.0f, 3.0f});
@@ -47,7 +47,7 @@ TEST(SamplingTemperature, ZeroOrNegativeKeepsOnlyTheArgmaxLowestIdOnTies) {
     }
 }
 
-TEST(SamplingTemperature, KeepsASortedSetSortedWhenOrderSurvives) {
+TEST(sampling_temperature, keeps_a_sorted_set_sorted_when_order_survives) {
     candidates c;
     c.assign(std::vector<float>{1.0f, 3.0f, 2.0f});
     c.sort();
@@ -56,7 +56,7 @@ TEST(SamplingTemperature, KeepsASortedSetSortedWhenOrderSurvives) {
     EXPECT_EQ(c.ids, (std::vector<token_id>{1, 2, 0}));
 }
 
-TEST(SamplingTemperature, ClearsSortedWhenDivisionCreatesATieAgainstTheIdOrder) {
+TEST(sampling_temperature, clears_sorted_when_division_creates_a_tie_against_the_id_order) {
     // Two logits that overflow to +inf under a tiny temperature: id 1 then id 0 becomes a tie in
     // which id 0 should come first.
     candidates c;
@@ -67,7 +67,7 @@ TEST(SamplingTemperature, ClearsSortedWhenDivisionCreatesATieAgainstTheIdOrder) 
     EXPECT_FALSE(c.sorted);
 }
 
-TEST(SamplingTemperature, NaNIsRejected) { EXPECT_THROW(temperature(std::nanf("")), invalid_argument_error); }
+TEST(sampling_temperature, na_n_is_rejected) { EXPECT_THROW(temperature(std::nanf("")), invalid_argument_error); }
 
 }  // namespace
 }  // namespace nexttok

@@ -11,7 +11,7 @@
 namespace nexttok {
 namespace {
 
-TEST(SamplingTopK, KeepsTheKHighestLogitsSorted) {
+TEST(sampling_top_k, keeps_the_k_highest_logits_sorted) {
     candidates c;
     c.assign(std::vector<float>{0.1f, 2.5f, -1.0f, 4.0f, 3.0f});
     top_k(2).apply(c);
@@ -19,7 +19,7 @@ TEST(SamplingTopK, KeepsTheKHighestLogitsSorted) {
     EXPECT_TRUE(c.sorted);
 }
 
-TEST(SamplingTopK, TiesAtTheCutKeepTheLowerIds) {
+TEST(sampling_top_k, ties_at_the_cut_keep_the_lower_ids) {
     //                          id: 0     1     2     3     4     5     6
     const std::vector<float> logits{2.0f, 5.0f, 2.0f, 1.0f, 2.0f, 5.0f, 2.0f};
     candidates c;
@@ -36,7 +36,7 @@ TEST(SamplingTopK, TiesAtTheCutKeepTheLowerIds) {
     EXPECT_EQ(c.ids, (std::vector<token_id>{0, 1, 2}));
 }
 
-TEST(SamplingTopK, NonPositiveKIsANoOp) {
+TEST(sampling_top_k, non_positive_k_is_a_no_op) {
     const std::vector<float> logits{0.1f, 2.5f, -1.0f, 4.0f};
     for (int k : {0, -1, -100}) {
         candidates c;
@@ -48,7 +48,7 @@ TEST(SamplingTopK, NonPositiveKIsANoOp) {
     }
 }
 
-TEST(SamplingTopK, KAtLeastTheSizeKeepsEverythingAndSorts) {
+TEST(sampling_top_k, k_at_least_the_size_keeps_everything_and_sorts) {
     const std::vector<float> logits{0.1f, 2.5f, -1.0f, 4.0f};
     for (int k : {4, 5, 1000}) {
         candidates c;
@@ -59,7 +59,7 @@ TEST(SamplingTopK, KAtLeastTheSizeKeepsEverythingAndSorts) {
     }
 }
 
-TEST(SamplingTopK, MatchesStableSortOracleOnRandomTiedLogits) {
+TEST(sampling_top_k, matches_stable_sort_oracle_on_random_tied_logits) {
     test::logit_source src(11);
     for (int k : {1, 3, 40, 100, 1500}) {
         const auto logits = src.tied_logits(2000, 9);
@@ -72,7 +72,7 @@ TEST(SamplingTopK, MatchesStableSortOracleOnRandomTiedLogits) {
     }
 }
 
-TEST(SamplingTopK, AppliedToASortedSetTruncates) {
+TEST(sampling_top_k, applied_to_a_sorted_set_truncates) {
     candidates c;
     c.assign(std::vector<float>{3.0f, 1.0f, 2.0f, 0.0f});
     c.sort();

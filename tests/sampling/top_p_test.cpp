@@ -16,9 +16,7 @@ namespace {
 // Probabilities 0.5, 0.25, 0.125, 0.125 (all exact in float, and so are their partial sums 0.5,
 // 0.75, 0.875, 1), given to the ids in a shuffled order: id 2 -> 0.5, id 0 -> 0.25, id 3 -> 0.125,
 // id 1 -> 0.125 (a tie, lower id first).
-std::vector<float> dyadic_logits() {
-    return {std::log(0.25f), std::log(0.125f), std::log(0.5f), std::log(0.125f)};
-}
+std::vector<float> dyadic_logits() { return {std::log(0.25f), std::log(0.125f), std::log(0.5f), std::log(0.125f)}; }
 
 std::vector<token_id> kept_by_top_p(float p, std::size_t min_keep = 1) {
     candidates c;
@@ -28,7 +26,7 @@ std::vector<token_id> kept_by_top_p(float p, std::size_t min_keep = 1) {
     return c.ids;
 }
 
-TEST(SamplingTopP, DyadicProbabilitiesAreExactSoTheBoundaryIsExact) {
+TEST(sampling_top_p, dyadic_probabilities_are_exact_so_the_boundary_is_exact) {
     // Precondition of the boundary tests below: the float softmax gives exactly these values.
     candidates c;
     c.assign(dyadic_logits());
@@ -36,19 +34,19 @@ TEST(SamplingTopP, DyadicProbabilitiesAreExactSoTheBoundaryIsExact) {
     EXPECT_EQ(c.probs, (std::vector<float>{0.25f, 0.125f, 0.5f, 0.125f}));
 }
 
-TEST(SamplingTopP, CumulativeSumExactlyEqualToPStopsThere) {
-    EXPECT_EQ(kept_by_top_p(0.75f), (std::vector<token_id>{2, 0}));        // 0.5 + 0.25 == 0.75
-    EXPECT_EQ(kept_by_top_p(0.5f), (std::vector<token_id>{2}));            // 0.5 == 0.5
-    EXPECT_EQ(kept_by_top_p(0.875f), (std::vector<token_id>{2, 0, 1}));    // tie: id 1 before id 3
+TEST(sampling_top_p, cumulative_sum_exactly_equal_to_p_stops_there) {
+    EXPECT_EQ(kept_by_top_p(0.75f), (std::vector<token_id>{2, 0}));      // 0.5 + 0.25 == 0.75
+    EXPECT_EQ(kept_by_top_p(0.5f), (std::vector<token_id>{2}));          // 0.5 == 0.5
+    EXPECT_EQ(kept_by_top_p(0.875f), (std::vector<token_id>{2, 0, 1}));  // tie: id 1 before id 3
 }
 
-TEST(SamplingTopP, JustAboveTheBoundaryTakesOneMore) {
+TEST(sampling_top_p, just_above_the_boundary_takes_one_more) {
     EXPECT_EQ(kept_by_top_p(std::nextafter(0.75f, 1.0f)), (std::vector<token_id>{2, 0, 1}));
     EXPECT_EQ(kept_by_top_p(std::nextafter(0.5f, 1.0f)), (std::vector<token_id>{2, 0}));
     EXPECT_EQ(kept_by_top_p(std::nextafter(0.5f, 0.0f)), (std::vector<token_id>{2}));
 }
 
-TEST(SamplingTopP, PAtLeastOneIsANoOp) {
+TEST(sampling_top_p, p_at_least_one_is_a_no_op) {
     for (float p : {1.0f, 1.5f}) {
         candidates c;
         c.assign(dyadic_logits());
@@ -59,13 +57,13 @@ TEST(SamplingTopP, PAtLeastOneIsANoOp) {
     }
 }
 
-TEST(SamplingTopP, MinKeepOverridesTheCut) {
+TEST(sampling_top_p, min_keep_overrides_the_cut) {
     EXPECT_EQ(kept_by_top_p(0.5f, 3), (std::vector<token_id>{2, 0, 1}));
     EXPECT_EQ(kept_by_top_p(0.5f, 0), (std::vector<token_id>{2}));  // 0 behaves as 1
     EXPECT_EQ(kept_by_top_p(0.5f, 10), (std::vector<token_id>{2, 0, 1, 3}));
 }
 
-TEST(SamplingTopP, NaNIsRejected) { EXPECT_THROW(top_p(std::nanf("")), invalid_argument_error); }
+TEST(sampling_top_p, na_n_is_rejected) { EXPECT_THROW(top_p(std::nanf("")), invalid_argument_error); }
 
 // Oracle in double: the kept set must be a prefix of the stable order whose length m is the first
 // where the cumulative probability reaches p. Float and double sums may differ by rounding (the float
@@ -87,7 +85,7 @@ void expect_top_p_matches_oracle(const std::vector<float>& logits, float p, cons
     EXPECT_LT(cum_before, p + tol) << "kept " << m << ": one fewer already reaches p";
 }
 
-TEST(SamplingTopP, MatchesOracleOnRandomLogitsSmallAndLargeSets) {
+TEST(sampling_top_p, matches_oracle_on_random_logits_small_and_large_sets) {
     test::logit_source src(21);
     // 3000 candidates take the adaptive path (top 256 sorted first); with a flat distribution the 256
     // are not enough and the full sort must follow.
@@ -107,7 +105,7 @@ TEST(SamplingTopP, MatchesOracleOnRandomLogitsSmallAndLargeSets) {
     }
 }
 
-TEST(SamplingTopP, LargeFlatSetNeedsMoreThanTheFirstPrefixAndStaysSorted) {
+TEST(sampling_top_p, large_flat_set_needs_more_than_the_first_prefix_and_stays_sorted) {
     test::logit_source src(22);
     const auto logits = src.logits(2048, -0.01f, 0.01f);  // nearly uniform: ~1843 tokens for p = 0.9
     candidates c;

@@ -29,7 +29,7 @@ std::vector<token_id> ids_where(const std::vector<float>& logits, auto keep) {
     return out;
 }
 
-TEST(SamplingTopNSigma, ThresholdIsMaxMinusNSigmaInclusive) {
+TEST(sampling_top_n_sigma, threshold_is_max_minus_n_sigma_inclusive) {
     // {0, 0, 2, 2}: mean 1, sigma 1 exactly; threshold 2 - n.
     const std::vector<float> logits{0.0f, 2.0f, 0.0f, 2.0f};
     EXPECT_EQ(kept(top_n_sigma(2.0f), logits), (std::vector<token_id>{0, 1, 2, 3}));  // 0 == threshold: kept
@@ -37,13 +37,13 @@ TEST(SamplingTopNSigma, ThresholdIsMaxMinusNSigmaInclusive) {
     EXPECT_EQ(kept(top_n_sigma(0.5f), logits), (std::vector<token_id>{1, 3}));
 }
 
-TEST(SamplingTopNSigma, NegativeInfinityIsLeftOutOfTheStatistics) {
+TEST(sampling_top_n_sigma, negative_infinity_is_left_out_of_the_statistics) {
     // The same four finite logits and a -inf: sigma stays 1, the -inf is removed.
     const std::vector<float> logits{0.0f, 2.0f, -INFINITY, 0.0f, 2.0f};
     EXPECT_EQ(kept(top_n_sigma(2.0f), logits), (std::vector<token_id>{0, 1, 3, 4}));
 }
 
-TEST(SamplingTopNSigma, MatchesTheOracleAndKeepsTheMaximum) {
+TEST(sampling_top_n_sigma, matches_the_oracle_and_keeps_the_maximum) {
     test::logit_source src(601);
     for (int round = 0; round < 200; ++round) {
         const auto logits = src.logits(64, -6.0f, 6.0f);
@@ -61,11 +61,11 @@ TEST(SamplingTopNSigma, MatchesTheOracleAndKeepsTheMaximum) {
         EXPECT_EQ(kept(top_n_sigma(n), logits), want) << "round " << round;
         EXPECT_FALSE(want.empty());
     }
-    EXPECT_EQ(kept(top_n_sigma(0.0f), std::vector<float>{1.0f, 5.0f}).size(), 2u);   // n <= 0: off
+    EXPECT_EQ(kept(top_n_sigma(0.0f), std::vector<float>{1.0f, 5.0f}).size(), 2u);  // n <= 0: off
     EXPECT_EQ(kept(top_n_sigma(-1.0f), std::vector<float>{1.0f, 5.0f}).size(), 2u);
 }
 
-TEST(SamplingEpsilonCutoff, ProbabilityEqualToEpsilonIsKept) {
+TEST(sampling_epsilon_cutoff, probability_equal_to_epsilon_is_kept) {
     // Four equal logits: p = 0.25 exactly.
     const std::vector<float> flat{0.0f, 0.0f, 0.0f, 0.0f};
     EXPECT_EQ(kept(epsilon_cutoff(0.25f), flat).size(), 4u);
@@ -74,14 +74,14 @@ TEST(SamplingEpsilonCutoff, ProbabilityEqualToEpsilonIsKept) {
     EXPECT_EQ(kept(epsilon_cutoff(std::nextafter(0.25f, 1.0f)), flat).size(), 4u);
 }
 
-TEST(SamplingEpsilonCutoff, MinKeepKeepsTheMostLikelyWithTheirTies) {
+TEST(sampling_epsilon_cutoff, min_keep_keeps_the_most_likely_with_their_ties) {
     const std::vector<float> logits{0.0f, 3.0f, 1.0f, 1.0f, -2.0f};
     EXPECT_EQ(kept(epsilon_cutoff(0.9f, 1), logits), (std::vector<token_id>{1}));
     EXPECT_EQ(kept(epsilon_cutoff(0.9f, 2), logits), (std::vector<token_id>{1, 2, 3}));  // tie at rank 2
     EXPECT_EQ(kept(epsilon_cutoff(0.9f, 4), logits), (std::vector<token_id>{0, 1, 2, 3}));
 }
 
-TEST(SamplingEpsilonCutoff, MatchesTheOracle) {
+TEST(sampling_epsilon_cutoff, matches_the_oracle) {
     test::logit_source src(602);
     for (int round = 0; round < 200; ++round) {
         const auto logits = src.logits(40, -5.0f, 5.0f);
@@ -97,7 +97,7 @@ TEST(SamplingEpsilonCutoff, MatchesTheOracle) {
     EXPECT_EQ(kept(epsilon_cutoff(0.0f), std::vector<float>{0.0f, -20.0f}).size(), 2u);  // off
 }
 
-TEST(SamplingEtaCutoff, CutoffIsTheSmallerOfEpsilonAndItsEntropyScaledRoot) {
+TEST(sampling_eta_cutoff, cutoff_is_the_smaller_of_epsilon_and_its_entropy_scaled_root) {
     test::logit_source src(603);
     for (int round = 0; round < 200; ++round) {
         const auto logits = src.logits(40, -6.0f, 6.0f);
@@ -118,7 +118,7 @@ TEST(SamplingEtaCutoff, CutoffIsTheSmallerOfEpsilonAndItsEntropyScaledRoot) {
     }
 }
 
-TEST(SamplingEtaCutoff, AHighEntropyLowersTheCutoffBelowEpsilon) {
+TEST(sampling_eta_cutoff, a_high_entropy_lowers_the_cutoff_below_epsilon) {
     // 100 equal logits: H = ln 100, so eta = min(0.01, sqrt(0.01) / 100) = 0.001 and every token
     // (p = 0.01) survives on its probability.
     const std::vector<float> flat(100, 0.0f);

@@ -21,7 +21,9 @@ std::optional<std::vector<token_id>> oracle_typical(const std::vector<float>& lo
     const auto probs = test::oracle_softmax(logits);
     double h = 0.0;
     for (double q : probs) h -= q > 0 ? q * std::log(q) : 0.0;
-    auto score = [&](token_id t) { return std::fabs(-std::log(probs[static_cast<std::size_t>(t)]) - h); };
+    auto score = [&](token_id t) {
+        return std::fabs(-std::log(probs[static_cast<std::size_t>(t)]) - h);
+    };
     std::vector<token_id> ids = test::oracle_order(logits);  // logit desc, id asc: the tie order
     std::stable_sort(ids.begin(), ids.end(), [&](token_id a, token_id b) { return score(a) < score(b); });
     for (std::size_t i = 1; i < ids.size(); ++i)
@@ -30,7 +32,8 @@ std::optional<std::vector<token_id>> oracle_typical(const std::vector<float>& lo
     for (std::size_t i = 0; i < ids.size(); ++i) {
         cum += probs[static_cast<std::size_t>(ids[i])];
         if (std::fabs(cum - p) < 1e-5) return std::nullopt;
-        if (cum > p && i + 1 >= min_keep) return std::vector<token_id>(ids.begin(), ids.begin() + static_cast<long>(i) + 1);
+        if (cum > p && i + 1 >= min_keep)
+            return std::vector<token_id>(ids.begin(), ids.begin() + static_cast<long>(i) + 1);
     }
     return ids;
 }
@@ -43,7 +46,7 @@ std::vector<token_id> kept(const std::vector<float>& logits, float p, std::size_
     return c.ids;
 }
 
-TEST(SamplingTypicalP, EqualityAtTheBoundaryKeepsOneMoreAsLlamaCpp) {
+TEST(sampling_typical_p, equality_at_the_boundary_keeps_one_more_as_llama_cpp) {
     // Four equal logits: p = 0.25 each, exact in float; every score is equal, so the tie order is id
     // order. cum = 0.25, 0.5 (== p: not > p), 0.75 > 0.5: three kept. HF would keep all four (its cut
     // is cum >= p, and it keeps every candidate tied in score with the last one).
@@ -51,7 +54,7 @@ TEST(SamplingTypicalP, EqualityAtTheBoundaryKeepsOneMoreAsLlamaCpp) {
     EXPECT_EQ(kept({1.0f, 1.0f, 1.0f, 1.0f}, std::nextafter(0.5f, 0.0f)), (std::vector<token_id>{0, 1}));
 }
 
-TEST(SamplingTypicalP, CanDropTheMostLikelyTokens) {
+TEST(sampling_typical_p, can_drop_the_most_likely_tokens) {
     // Two heads of p ~ 0.25, ten middle tokens of ~ 0.04, a hundred of ~ 0.001: H ~ 2.67 nats. The
     // middle tokens (-log p = 3.2, score 0.55) are more typical than the heads (1.39, score 1.28), so
     // a mass of 0.3 is reached with middle tokens alone.
@@ -65,7 +68,7 @@ TEST(SamplingTypicalP, CanDropTheMostLikelyTokens) {
     EXPECT_EQ(got, (std::vector<token_id>{10, 11, 12, 13, 14, 15, 16, 17}));
 }
 
-TEST(SamplingTypicalP, MatchesTheOracleOnRandomLogits) {
+TEST(sampling_typical_p, matches_the_oracle_on_random_logits) {
     test::logit_source src(501);
     int compared = 0;
     for (int round = 0; round < 300; ++round) {
@@ -80,7 +83,7 @@ TEST(SamplingTypicalP, MatchesTheOracleOnRandomLogits) {
     EXPECT_GT(compared, 200);
 }
 
-TEST(SamplingTypicalP, MinKeepAndNoOp) {
+TEST(sampling_typical_p, min_keep_and_no_op) {
     const std::vector<float> logits{5.0f, 0.0f, -1.0f, -2.0f};
     EXPECT_EQ(kept(logits, 0.01f, 3).size(), 3u);
     EXPECT_EQ(kept(logits, 0.01f, 10).size(), 4u);  // more than there are: all

@@ -13,7 +13,8 @@ namespace nexttok {
 namespace {
 
 // Probabilities 0.5, 0.25, 0.125, 0.0625, 0.0625 (exact in float) on shuffled ids.
-const std::vector<float> dyadic{std::log(0.125f), std::log(0.5f), std::log(0.0625f), std::log(0.25f), std::log(0.0625f)};
+const std::vector<float> dyadic{std::log(0.125f), std::log(0.5f), std::log(0.0625f), std::log(0.25f),
+                                std::log(0.0625f)};
 // ids by probability: 1 (0.5), 3 (0.25), 0 (0.125), 2 and 4 (0.0625)
 
 std::vector<token_id> after(xtc& x, const std::vector<float>& logits) {
@@ -23,20 +24,20 @@ std::vector<token_id> after(xtc& x, const std::vector<float>& logits) {
     return c.ids;
 }
 
-TEST(SamplingXtc, RemovesEveryTopChoiceAboveTheThresholdButTheLeastLikely) {
+TEST(sampling_xtc, removes_every_top_choice_above_the_threshold_but_the_least_likely) {
     xtc x(1.0f, 0.1f, 1, 7);  // probability 1: always fires
     // Above 0.1: 0.5, 0.25, 0.125; the last of them (id 0) stays.
     EXPECT_EQ(after(x, dyadic), (std::vector<token_id>{0, 2, 4}));
 }
 
-TEST(SamplingXtc, ProbabilityEqualToTheThresholdCountsAsAbove) {
+TEST(sampling_xtc, probability_equal_to_the_threshold_counts_as_above) {
     xtc x(1.0f, 0.125f, 1, 7);
     EXPECT_EQ(after(x, dyadic), (std::vector<token_id>{0, 2, 4}));  // 0.125 >= 0.125
     xtc y(1.0f, std::nextafter(0.125f, 1.0f), 1, 7);
     EXPECT_EQ(after(y, dyadic), (std::vector<token_id>{3, 0, 2, 4}));  // only 0.5, 0.25 above: 0.25 stays
 }
 
-TEST(SamplingXtc, FewerThanTwoAboveOrTooFewLeftIsANoOp) {
+TEST(sampling_xtc, fewer_than_two_above_or_too_few_left_is_a_no_op) {
     xtc one_above(1.0f, 0.3f, 1, 7);  // only 0.5 >= 0.3
     EXPECT_EQ(after(one_above, dyadic).size(), 5u);
     xtc min_keep(1.0f, 0.1f, 4, 7);  // removing 2 would leave 3 < 4
@@ -47,7 +48,7 @@ TEST(SamplingXtc, FewerThanTwoAboveOrTooFewLeftIsANoOp) {
     EXPECT_EQ(after(off_probability, dyadic).size(), 5u);
 }
 
-TEST(SamplingXtc, FiresWithTheGivenProbability) {
+TEST(sampling_xtc, fires_with_the_given_probability) {
     // 10000 applications at probability 0.3: the count of firings is Binomial(10000, 0.3), sd 45.8;
     // the bound is 5 sd (seed 11).
     xtc x(0.3f, 0.1f, 1, 11);

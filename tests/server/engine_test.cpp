@@ -47,9 +47,10 @@ collected drain(server::job& j) {
     return c;
 }
 
-class EngineTest : public ::testing::Test {
+class engine_test : public ::testing::Test {
 protected:
-    EngineTest() : tok_(demo::make_tokenizer()), model_(demo::make_model(static_cast<std::int64_t>(tok_.vocab_size()))) {}
+    engine_test()
+            : tok_(demo::make_tokenizer()), model_(demo::make_model(static_cast<std::int64_t>(tok_.vocab_size()))) {}
 
     server::engine_options options(std::int64_t limit) const {
         server::engine_options o;
@@ -65,7 +66,7 @@ protected:
     server::metrics metrics_;
 };
 
-TEST_F(EngineTest, ChoicesEqualGenerateAloneWithSeedPlusI) {
+TEST_F(engine_test, choices_equal_generate_alone_with_seed_plus_i) {
     server::engine_impl<float, nexttok::paged_kv_cache<float>> eng(model_, tok_, options(8), metrics_);
     const auto prompt = tok_.encode("the little dog saw a big cat", true);
     nexttok::generation_options o;
@@ -97,7 +98,7 @@ TEST_F(EngineTest, ChoicesEqualGenerateAloneWithSeedPlusI) {
     EXPECT_NE(metrics_.render(g).find("nexttok_time_to_first_token_seconds_count 3\n"), std::string::npos);
 }
 
-TEST_F(EngineTest, AdmissionCancelAndTooLongPrompts) {
+TEST_F(engine_test, admission_cancel_and_too_long_prompts) {
     server::engine_impl<float, nexttok::paged_kv_cache<float>> eng(model_, tok_, options(2), metrics_);
     const auto prompt = tok_.encode("the cat", true);
     nexttok::generation_options endless;
@@ -109,7 +110,8 @@ TEST_F(EngineTest, AdmissionCancelAndTooLongPrompts) {
     eng.cancel(*long_job);
     const collected got = drain(*long_job);
     for (const auto reason : got.reason)
-        EXPECT_TRUE(reason == nexttok::finish_reason::cancelled || reason == nexttok::finish_reason::cache_full) << reason;
+        EXPECT_TRUE(reason == nexttok::finish_reason::cancelled || reason == nexttok::finish_reason::cache_full)
+            << reason;
     EXPECT_EQ(eng.gauges().kv_blocks_used, 0);
     // The slots are free again.
     nexttok::generation_options short_one;
@@ -124,7 +126,7 @@ TEST_F(EngineTest, AdmissionCancelAndTooLongPrompts) {
 
 // Stopping: everything in flight ends as cancelled, and nothing new is admitted. The pool holds 8192
 // positions, so the endless request is far from a full context when cancel_all() comes.
-TEST_F(EngineTest, CancelAllEndsEverythingInFlight) {
+TEST_F(engine_test, cancel_all_ends_everything_in_flight) {
     server::engine_options o = options(2);
     o.pool = {.n_blocks = 512, .block_size = 16, .max_seq_len = 8192, .prefix_caching = true};
     server::engine_impl<float, nexttok::paged_kv_cache<float>> eng(model_, tok_, o, metrics_);

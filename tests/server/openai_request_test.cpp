@@ -32,8 +32,9 @@ void expect_error(const std::string& body, endpoint kind, const std::string& fie
     }
 }
 
-TEST(OpenAIRequest, FieldsMapOntoGenerationOptions) {
-    const openai_request r = completion(R"({"model": "m", "prompt": "Once", "max_tokens": 7, "temperature": 0.5, "top_p": 0.9,
+TEST(openai_request, fields_map_onto_generation_options) {
+    const openai_request r =
+        completion(R"({"model": "m", "prompt": "Once", "max_tokens": 7, "temperature": 0.5, "top_p": 0.9,
         "top_k": 20, "min_p": 0.1, "presence_penalty": 0.25, "frequency_penalty": -0.5, "repeat_penalty": 1.3,
         "logit_bias": {"426": -100, "3": 2.5}, "stop": ["a", "bc"], "seed": 42, "ignore_eos": true, "n": 3,
         "stream": true, "stream_options": {"include_usage": true}, "logprobs": 2, "unknown_field": {"x": 1}, "user": "u"})");
@@ -65,7 +66,7 @@ TEST(OpenAIRequest, FieldsMapOntoGenerationOptions) {
     EXPECT_EQ(server::choice_options(r, 2).sampling.seed, 44u);
 }
 
-TEST(OpenAIRequest, AbsentFieldsKeepTheFlagDefaults) {
+TEST(openai_request, absent_fields_keep_the_flag_defaults) {
     nexttok::generation_options defaults;
     defaults.max_new_tokens = 33;
     defaults.sampling.temperature = 0.0f;
@@ -86,7 +87,7 @@ TEST(OpenAIRequest, AbsentFieldsKeepTheFlagDefaults) {
     EXPECT_EQ(completion(R"({"prompt": "x", "max_tokens": 40.0})").options.max_new_tokens, 40);
 }
 
-TEST(OpenAIRequest, ChatMessagesAndLogprobs) {
+TEST(openai_request, chat_messages_and_logprobs) {
     const openai_request r = chat(R"({"messages": [{"role": "system", "content": "Be brief."},
         {"role": "user", "content": [{"type": "text", "text": "Hi "}, {"type": "text", "text": "there"}]},
         {"role": "assistant", "content": null}], "max_tokens": 5, "max_completion_tokens": 9, "logprobs": true, "top_logprobs": 3})");
@@ -101,7 +102,7 @@ TEST(OpenAIRequest, ChatMessagesAndLogprobs) {
     EXPECT_EQ(p.options.n_logprobs, 4);
 }
 
-TEST(OpenAIRequest, ErrorsNameTheField) {
+TEST(openai_request, errors_name_the_field) {
     const auto c = endpoint::completions;
     expect_error(R"({"prompt": "x", "max_tokens": -1})", c, "max_tokens");
     expect_error(R"({"prompt": "x", "max_tokens": "40"})", c, "max_tokens");
@@ -135,10 +136,11 @@ TEST(OpenAIRequest, ErrorsNameTheField) {
     expect_error(R"({"messages": [{"role": "user", "content": 3}]})", h, "messages");
     expect_error(R"({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]})", h, "messages");
     expect_error(R"({"messages": [{"role": "user", "content": "x"}], "top_logprobs": 2})", h, "top_logprobs");
-    expect_error(R"({"messages": [{"role": "user", "content": "x"}], "max_completion_tokens": -2})", h, "max_completion_tokens");
+    expect_error(R"({"messages": [{"role": "user", "content": "x"}], "max_completion_tokens": -2})", h,
+                 "max_completion_tokens");
 }
 
-TEST(OpenAIRequest, MalformedBodies) {
+TEST(openai_request, malformed_bodies) {
     for (const char* body : {"{bad", "", "[1, 2]", "\"text\"", "{\"prompt\": \"x\",}"}) {
         try {
             completion(body);
@@ -151,18 +153,21 @@ TEST(OpenAIRequest, MalformedBodies) {
 }
 
 // A syntax error names the line and column of the body.
-TEST(OpenAIRequest, SyntaxErrorsNameTheLineAndColumn) {
+TEST(openai_request, syntax_errors_name_the_line_and_column) {
     try {
         completion("{\"prompt\": \"x\",\n \"max_tokens\": 12,,\n}");
         ADD_FAILURE() << "no error";
     } catch (const request_error& e) {
-        EXPECT_NE(std::string(e.what()).find("the body: not valid JSON at line 2, column 19 (byte offset 0x22)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("the body: not valid JSON at line 2, column 19 (byte offset 0x22)"),
+                  std::string::npos)
+            << e.what();
     }
 }
 
 // A deeply nested body is refused while it is parsed, with a short message (not the value).
-TEST(OpenAIRequest, DeepNestingIsRefused) {
-    const std::string deep = "{\"prompt\": \"x\", \"extra\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+TEST(openai_request, deep_nesting_is_refused) {
+    const std::string deep =
+        "{\"prompt\": \"x\", \"extra\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
     try {
         completion(deep);
         ADD_FAILURE() << "no error for a body nested 100000 levels deep";

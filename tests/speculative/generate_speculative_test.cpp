@@ -72,7 +72,8 @@ protected:
     }
 
     template <class Drafter, class Cache>
-    speculative_result expect_plain_output_in(decoder<float>& dec, Cache& cache, Drafter& draft, const speculative_options& spec) {
+    speculative_result expect_plain_output_in(decoder<float>& dec, Cache& cache, Drafter& draft,
+                                              const speculative_options& spec) {
         event_log events;
         auto cb = events.callback();
         speculative_result r = generate_speculative(dec, cache, draft, s_->tok, prompt_, greedy_options(200), spec, cb);
@@ -178,7 +179,8 @@ TEST_F(speculative_greedy, a_stop_string_inside_an_accepted_run_ends_generation_
     model_drafter draft(draft_dec, draft_cache);
     event_log events;
     auto cb = events.callback();
-    const auto r = generate_speculative(dec, cache, draft, s_->tok, prompt_, o, {.draft_max = 8, .adaptive = false}, cb);
+    const auto r =
+        generate_speculative(dec, cache, draft, s_->tok, prompt_, o, {.draft_max = 8, .adaptive = false}, cb);
     EXPECT_EQ(r.reason, finish_reason::stop_string);
     EXPECT_EQ(r.tokens, plain.tokens);
     EXPECT_EQ(r.text, plain.text);
@@ -196,7 +198,9 @@ TEST_F(speculative_greedy, a_callback_returning_false_ends_generation_inside_a_r
     kv_cache<float> cache(s_->m->config(), 256), draft_cache(s_->m->config(), 256);
     model_drafter draft(draft_dec, draft_cache);
     int n_events = 0;
-    token_callback cb = [&](const token_event&) { return ++n_events < 5; };
+    token_callback cb = [&](const token_event&) {
+        return ++n_events < 5;
+    };
     const auto r = generate_speculative(dec, cache, draft, s_->tok, prompt_, greedy_options(200), {.draft_max = 8}, cb);
     EXPECT_EQ(r.reason, finish_reason::callback);
     ASSERT_EQ(r.tokens.size(), 5u);

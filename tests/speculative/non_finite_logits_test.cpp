@@ -39,10 +39,12 @@ TEST(speculative, nan_logits_end_generation_with_an_error_naming_the_position) {
             ADD_FAILURE() << "generated from NaN logits";
         } catch (const error& e) {
             const auto position = static_cast<std::int64_t>(c.prompt.size()) + c.k;
-            EXPECT_NE(std::string(e.what()).find("speculative decoding: " + test::nan_position_message(position)), std::string::npos)
+            EXPECT_NE(std::string(e.what()).find("speculative decoding: " + test::nan_position_message(position)),
+                      std::string::npos)
                 << e.what();
         }
-        EXPECT_EQ(streamed, std::vector<token_id>(c.healthy_tokens.begin(), c.healthy_tokens.begin() + c.k + 1)) << draft_max;
+        EXPECT_EQ(streamed, std::vector<token_id>(c.healthy_tokens.begin(), c.healthy_tokens.begin() + c.k + 1))
+            << draft_max;
     }
 }
 

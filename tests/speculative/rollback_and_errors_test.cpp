@@ -44,8 +44,8 @@ std::vector<float> continue_on(decoder<float>& dec, Cache& cache, std::span<cons
 
 struct rollback_counts {
     int rounds = 0;
-    int rejections = 0;            // rounds that ended with a rejected draft
-    int rejections_after_kept = 0; // ... after at least one kept draft
+    int rejections = 0;             // rounds that ended with a rejected draft
+    int rejections_after_kept = 0;  // ... after at least one kept draft
 };
 
 // Drives a generation round by round and checks both caches after each round.
@@ -75,8 +75,10 @@ rollback_counts check_rollback(const test::stories& s, std::shared_ptr<const mod
         const auto n = static_cast<std::int64_t>(seq.size());
         EXPECT_EQ(cache.size(), n - 1) << "round " << counts.rounds;
         EXPECT_LE(draft_cache.size(), n - 1) << "round " << counts.rounds;
-        EXPECT_EQ(continue_on(dec, cache, seq, n - 1), plain_last_logits<Cache>(plain, seq)) << "target, round " << counts.rounds;
-        EXPECT_EQ(continue_on(draft_dec, draft_cache, seq, draft_cache.size()), plain_last_logits<Cache>(plain_draft, seq))
+        EXPECT_EQ(continue_on(dec, cache, seq, n - 1), plain_last_logits<Cache>(plain, seq))
+            << "target, round " << counts.rounds;
+        EXPECT_EQ(continue_on(draft_dec, draft_cache, seq, draft_cache.size()),
+                  plain_last_logits<Cache>(plain_draft, seq))
             << "draft, round " << counts.rounds;
     }
     const speculative_result r = g.finish();
@@ -134,9 +136,11 @@ TEST_F(speculative_rollback, adaptive_k_grows_after_full_acceptance_and_shrinks_
         const speculative_stats before = g.stats();
         more = g.step();
         if (!more) break;
-        const std::int64_t drafted = g.stats().n_drafted - before.n_drafted, kept = g.stats().n_accepted - before.n_accepted;
+        const std::int64_t drafted = g.stats().n_drafted - before.n_drafted,
+                           kept = g.stats().n_accepted - before.n_accepted;
         if (drafted == 0) continue;
-        const std::int64_t expected = kept == drafted ? std::min<std::int64_t>(k + 2, 7) : std::max<std::int64_t>(k - 1, 2);
+        const std::int64_t expected =
+            kept == drafted ? std::min<std::int64_t>(k + 2, 7) : std::max<std::int64_t>(k - 1, 2);
         EXPECT_EQ(g.draft_length(), expected) << "k " << k << ", " << kept << " of " << drafted << " kept";
         grown += expected > k;
         shrunk += expected < k;
@@ -189,7 +193,8 @@ TEST_F(speculative_refusals, a_draft_of_another_vocabulary_names_both_models) {
     decoder<float> dec(s_->m), draft_dec(make_random_model(c, 3));
     kv_cache<float> cache(s_->m->config(), 256), draft_cache(c, 256);
     model_drafter draft(draft_dec, draft_cache);
-    const std::string what = refusal([&] { generate_speculative(dec, cache, draft, s_->tok, prompt_, generation_options{}); });
+    const std::string what =
+        refusal([&] { generate_speculative(dec, cache, draft, s_->tok, prompt_, generation_options{}); });
     EXPECT_NE(what.find("vocab_size 256"), std::string::npos) << what;
     EXPECT_NE(what.find("vocab_size 512"), std::string::npos) << what;
     EXPECT_NE(what.find("stories260K.gguf"), std::string::npos) << what;
@@ -222,11 +227,14 @@ TEST_F(speculative_refusals, a_type_erased_sampler_without_a_distribution_is_ref
     max_new_tokens stop(4);
     for (int which = 0; which < 2; ++which) {
         sampling_options so;
-        if (which == 0) so.mirostat = 1;
-        else so.xtc_probability = 1.0f;
+        if (which == 0)
+            so.mirostat = 1;
+        else
+            so.xtc_probability = 1.0f;
         any_sampler sample = make_sampler(so);
         EXPECT_FALSE(sample.has_distribution());
-        const std::string what = refusal([&] { generate_speculative(dec, cache, draft, s_->tok, prompt_, sample, stop); });
+        const std::string what =
+            refusal([&] { generate_speculative(dec, cache, draft, s_->tok, prompt_, sample, stop); });
         EXPECT_NE(what.find("cannot state the distribution"), std::string::npos) << what;
     }
 }

@@ -30,8 +30,8 @@ namespace {
 constexpr std::int64_t vocab = 512;
 
 struct processing {
-    int top_k = 0;         // 0: off
-    double top_p = 1.0;    // 1: off
+    int top_k = 0;       // 0: off
+    double top_p = 1.0;  // 1: off
     double temperature = 1.0;
 };
 
@@ -66,7 +66,8 @@ std::vector<double> processed(std::span<const float> logits, const processing& p
 }
 
 // p(t1) p(t2 | t1) over vocab x vocab cells (index t1 * vocab + t2), after `prompt`.
-std::vector<double> exact_joint(const std::shared_ptr<const model>& m, const std::vector<token_id>& prompt, const processing& pr) {
+std::vector<double> exact_joint(const std::shared_ptr<const model>& m, const std::vector<token_id>& prompt,
+                                const processing& pr) {
     decoder<float> dec(m);
     kv_cache<float> cache(m->config(), 64);
     std::vector<float> logits(vocab);
@@ -78,7 +79,9 @@ std::vector<double> exact_joint(const std::shared_ptr<const model>& m, const std
         if (p1[static_cast<std::size_t>(t1)] == 0.0) continue;
         dec.forward(std::span<const token_id>(&t1, 1), n, cache, logits);
         const std::vector<double> p2 = processed(logits, pr);
-        for (std::int64_t t2 = 0; t2 < vocab; ++t2) joint[static_cast<std::size_t>(t1 * vocab + t2)] = p1[static_cast<std::size_t>(t1)] * p2[static_cast<std::size_t>(t2)];
+        for (std::int64_t t2 = 0; t2 < vocab; ++t2)
+            joint[static_cast<std::size_t>(t1 * vocab + t2)] =
+                p1[static_cast<std::size_t>(t1)] * p2[static_cast<std::size_t>(t2)];
     }
     return joint;
 }
@@ -139,8 +142,8 @@ protected:
     // n_draws speculative generations of two tokens after BOS (draw i with seed i + 1, k = 3 fixed so
     // that both tokens go through verification), tested against the closed form.
     // min_acceptance: the acceptance rate the draft must reach for the acceptance path to be tested.
-    void expect_exact(const std::shared_ptr<const model>& draft_model, const processing& pr, bool greedy_draft, long n_draws,
-                      double min_acceptance) {
+    void expect_exact(const std::shared_ptr<const model>& draft_model, const processing& pr, bool greedy_draft,
+                      long n_draws, double min_acceptance) {
         const std::vector<token_id> prompt{s_->tok.bos()};
         decoder<float> dec(s_->m), draft_dec(draft_model);
         kv_cache<float> cache(s_->m->config(), 16), draft_cache(draft_model->config(), 16);
@@ -170,9 +173,10 @@ protected:
         wrong.temperature = 0.8;
         const pooled_fit w = pooled_chi_square(counts, exact_joint(s_->m, prompt, wrong), n_draws);
         EXPECT_GT(w.stat, w.bound) << "the test cannot tell temperature 0.8 from 1: df " << w.df;
-        std::printf("[ chi-square ] top_k %d top_p %.2f greedy_draft %d: %ld draws, df %d, stat %.1f < bound %.1f "
-                    "(temperature 0.8: %.1f), acceptance %.3f\n",
-                    pr.top_k, pr.top_p, greedy_draft ? 1 : 0, n_draws, f.df, f.stat, f.bound, w.stat, total.acceptance_rate());
+        std::printf(
+            "[ chi-square ] top_k %d top_p %.2f greedy_draft %d: %ld draws, df %d, stat %.1f < bound %.1f "
+            "(temperature 0.8: %.1f), acceptance %.3f\n",
+            pr.top_k, pr.top_p, greedy_draft ? 1 : 0, n_draws, f.df, f.stat, f.bound, w.stat, total.acceptance_rate());
     }
 
     std::unique_ptr<test::stories> s_;

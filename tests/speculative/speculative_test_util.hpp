@@ -5,11 +5,11 @@
 #pragma once
 
 #include <nexttok/kernels/matmul.hpp>
-#include <nexttok/kernels/quantize.hpp>
 #include <nexttok/model/load_model.hpp>
 #include <nexttok/model/model.hpp>
-#include <nexttok/model/quantized_copy.hpp>
 #include <nexttok/model/random_model.hpp>
+#include <nexttok/speculative/quantized_copy.hpp>
+#include <nexttok/tensor/quantize.hpp>
 #include <nexttok/tokenizer.hpp>
 
 #include <test_data.hpp>

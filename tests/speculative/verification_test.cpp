@@ -206,7 +206,8 @@ TEST(ngram_drafter, a_repeated_token_proposes_its_continuation) {
     // (7, 7) at the end matches (7, 7) at positions 1..2 (the latest earlier one): 5, 7 followed.
     const std::vector<token_id> s{7, 7, 7, 5, 7, 7};
     EXPECT_EQ(propose(ngram_drafter(2), s, 2), (std::vector<token_id>{5, 7}));
-    EXPECT_EQ(propose(ngram_drafter(2), std::vector<token_id>{4, 8, 8}, 3), (std::vector<token_id>{8, 8, 8})) << "a loop of period 1";
+    EXPECT_EQ(propose(ngram_drafter(2), std::vector<token_id>{4, 8, 8}, 3), (std::vector<token_id>{8, 8, 8}))
+        << "a loop of period 1";
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ static_assert(stopping_criterion<any_of_criteria>);
 
 using test::state_of;
 
-TEST(StoppingAnyOf, ReturnsTheFirstNonNoneReasonInOrder) {
+TEST(stopping_any_of, returns_the_first_non_none_reason_in_order) {
     any_of stop(eos_criterion{2}, max_new_tokens(2), stop_tokens{9});
     const std::vector<token_id> p{1, 1};
     EXPECT_EQ(stop.check(state_of({1, 1}, 2)), finish_reason::none);
@@ -49,7 +49,7 @@ TEST(StoppingAnyOf, ReturnsTheFirstNonNoneReasonInOrder) {
     EXPECT_EQ(budget_first.check(state_of({1, 1, 5, 2}, 2)), finish_reason::max_new_tokens);
 }
 
-TEST(StoppingAnyOf, ShortCircuitsAndResetsEveryResettableCriterion) {
+TEST(stopping_any_of, short_circuits_and_resets_every_resettable_criterion) {
     counting_criterion first{finish_reason::cancelled, 2};
     counting_criterion second{finish_reason::deadline, 1};
     any_of stop(first, eos_criterion{2}, second);
@@ -64,7 +64,7 @@ TEST(StoppingAnyOf, ShortCircuitsAndResetsEveryResettableCriterion) {
     EXPECT_EQ(*first.n_checks, 0);
 }
 
-TEST(StoppingAnyOfCriteria, ReturnsTheFirstNonNoneReasonInInsertionOrder) {
+TEST(stopping_any_of_criteria, returns_the_first_non_none_reason_in_insertion_order) {
     any_of_criteria stop{eos_criterion{2}, max_new_tokens(3)};
     stop.add(stop_tokens{9});
     EXPECT_EQ(stop.size(), 3u);
@@ -75,13 +75,13 @@ TEST(StoppingAnyOfCriteria, ReturnsTheFirstNonNoneReasonInInsertionOrder) {
     EXPECT_EQ(stop.check(state_of({4, 5, 6, 2}, 1)), finish_reason::eos);  // eos listed first
 }
 
-TEST(StoppingAnyOfCriteria, EmptyNeverStops) {
+TEST(stopping_any_of_criteria, empty_never_stops) {
     any_of_criteria stop;
     EXPECT_TRUE(stop.empty());
     EXPECT_EQ(stop.check(state_of({1, 2, 3}, 1)), finish_reason::none);
 }
 
-TEST(StoppingAnyOfCriteria, ShortCircuitsAndForwardsReset) {
+TEST(stopping_any_of_criteria, short_circuits_and_forwards_reset) {
     counting_criterion counted{finish_reason::callback, 100};
     any_of_criteria stop{max_new_tokens(1), counted};
     EXPECT_EQ(stop.check(state_of({1, 2}, 1)), finish_reason::max_new_tokens);
@@ -92,7 +92,7 @@ TEST(StoppingAnyOfCriteria, ShortCircuitsAndForwardsReset) {
     EXPECT_EQ(*counted.n_resets, 1);
 }
 
-TEST(StoppingAnyCriterion, WrapsAndCopies) {
+TEST(stopping_any_criterion, wraps_and_copies) {
     any_criterion c = stop_tokens{3};
     any_criterion copy = c;
     EXPECT_EQ(copy.check(state_of({0, 3}, 1)), finish_reason::stop_token);

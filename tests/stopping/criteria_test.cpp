@@ -19,7 +19,7 @@ static_assert(stopping_criterion<stop_tokens>);
 
 using test::state_of;
 
-TEST(StoppingGenerationState, CountsGeneratedTokens) {
+TEST(stopping_generation_state, counts_generated_tokens) {
     const std::vector<token_id> tokens{1, 15, 27, 99, 4};
     const auto s = state_of(tokens, 3);
     EXPECT_EQ(s.n_generated(), 2u);
@@ -29,7 +29,7 @@ TEST(StoppingGenerationState, CountsGeneratedTokens) {
     EXPECT_EQ(state_of(tokens, 5).last_generated(), no_token);
 }
 
-TEST(StoppingEosCriterion, StopsWhenTheNewestGeneratedTokenIsEos) {
+TEST(stopping_eos_criterion, stops_when_the_newest_generated_token_is_eos) {
     const eos_criterion eos{2};
     EXPECT_EQ(eos.check(state_of({1, 10, 11, 2}, 2)), finish_reason::eos);
     EXPECT_EQ(eos.check(state_of({1, 10, 11, 12}, 2)), finish_reason::none);
@@ -37,13 +37,13 @@ TEST(StoppingEosCriterion, StopsWhenTheNewestGeneratedTokenIsEos) {
     EXPECT_EQ(eos.check(state_of({1, 10, 2, 12}, 2)), finish_reason::none);
 }
 
-TEST(StoppingEosCriterion, PromptTokensNeverTrigger) {
+TEST(stopping_eos_criterion, prompt_tokens_never_trigger) {
     const eos_criterion eos{2};
     EXPECT_EQ(eos.check(state_of({1, 10, 2}, 3)), finish_reason::none);  // prompt ends with EOS
     EXPECT_EQ(eos.check(state_of({}, 0)), finish_reason::none);
 }
 
-TEST(StoppingEosCriterion, SeveralIdsAndNoTokenIgnored) {
+TEST(stopping_eos_criterion, several_ids_and_no_token_ignored) {
     const std::vector<token_id> ids{128009, no_token, 128001, 128009};
     const eos_criterion eos(ids);
     EXPECT_EQ(std::vector<token_id>(eos.ids().begin(), eos.ids().end()), (std::vector<token_id>{128001, 128009}));
@@ -54,7 +54,7 @@ TEST(StoppingEosCriterion, SeveralIdsAndNoTokenIgnored) {
     EXPECT_EQ(none_at_all.check(state_of({5, 0}, 1)), finish_reason::none);
 }
 
-TEST(StoppingMaxNewTokens, StopsWhenTheBudgetIsSpentPromptNotCounted) {
+TEST(stopping_max_new_tokens, stops_when_the_budget_is_spent_prompt_not_counted) {
     const max_new_tokens limit(3);
     const std::vector<token_id> seq{7, 7, 7, 7, 1, 2, 3, 4};  // prompt of 4
     EXPECT_EQ(limit.check(state_of({seq.begin(), seq.begin() + 4}, 4)), finish_reason::none);
@@ -63,15 +63,15 @@ TEST(StoppingMaxNewTokens, StopsWhenTheBudgetIsSpentPromptNotCounted) {
     EXPECT_EQ(limit.check(state_of(seq, 4)), finish_reason::max_new_tokens);
 }
 
-TEST(StoppingMaxNewTokens, ZeroStopsBeforeTheFirstToken) {
+TEST(stopping_max_new_tokens, zero_stops_before_the_first_token) {
     const max_new_tokens nothing(0);
     EXPECT_EQ(nothing.check(state_of({1, 2, 3}, 3)), finish_reason::max_new_tokens);
     EXPECT_EQ(nothing.n(), 0u);
 }
 
-TEST(StoppingMaxNewTokens, NegativeIsRejected) { EXPECT_THROW(max_new_tokens(-1), invalid_argument_error); }
+TEST(stopping_max_new_tokens, negative_is_rejected) { EXPECT_THROW(max_new_tokens(-1), invalid_argument_error); }
 
-TEST(StopTokens, StopsWithStopTokenReason) {
+TEST(stop_tokens, stops_with_stop_token_reason) {
     const stop_tokens stops{32007, 13};
     EXPECT_EQ(stops.check(state_of({1, 50, 13}, 1)), finish_reason::stop_token);
     EXPECT_EQ(stops.check(state_of({1, 50, 32007}, 1)), finish_reason::stop_token);

@@ -8,7 +8,7 @@
 namespace nexttok {
 namespace {
 
-TEST(StoppingFinishReason, ToStringNamesEveryReason) {
+TEST(stopping_finish_reason, to_string_names_every_reason) {
     EXPECT_EQ(to_string(finish_reason::none), "none");
     EXPECT_EQ(to_string(finish_reason::eos), "eos");
     EXPECT_EQ(to_string(finish_reason::max_new_tokens), "max_new_tokens");
@@ -24,7 +24,7 @@ TEST(StoppingFinishReason, ToStringNamesEveryReason) {
     static_assert(to_string(finish_reason::eos) == "eos");
 }
 
-TEST(StoppingFinishReason, StreamsItsName) {
+TEST(stopping_finish_reason, streams_its_name) {
     std::ostringstream os;
     os << finish_reason::stop_string;
     EXPECT_EQ(os.str(), "stop_string");

@@ -24,7 +24,7 @@ static_assert(stopping_criterion<max_length> && stopping_criterion<stop_token_se
 static_assert(holds_back_text<stop_strings> && cuts_text<stop_strings> && !holds_back_text<max_length>);
 static_assert(holds_back_text<any_of<eos_criterion, stop_strings>> && holds_back_text<any_criterion>);
 
-TEST(StoppingMaxLength, CountsThePromptToo) {
+TEST(stopping_max_length, counts_the_prompt_too) {
     const max_length limit(5);
     EXPECT_EQ(limit.check(state_of({1, 2, 3}, 3)), finish_reason::none);
     EXPECT_EQ(limit.check(state_of({1, 2, 3, 4}, 3)), finish_reason::none);
@@ -33,7 +33,7 @@ TEST(StoppingMaxLength, CountsThePromptToo) {
     EXPECT_THROW(max_length(0), invalid_argument_error);
 }
 
-TEST(StoppingStopTokenSequences, MatchesTheEndOfTheGeneratedTokensOnly) {
+TEST(stopping_stop_token_sequences, matches_the_end_of_the_generated_tokens_only) {
     const stop_token_sequences s({{7, 8, 9}, {4}});
     EXPECT_EQ(s.check(state_of({1, 7, 8, 9}, 1)), finish_reason::stop_token);
     EXPECT_EQ(s.check(state_of({1, 7, 8, 9, 5}, 1)), finish_reason::none);
@@ -53,7 +53,7 @@ struct test_clock {
     static time_point now() noexcept { return current; }
 };
 
-TEST(StoppingDeadline, FiresWhenTheClockPassesItAndRestartsOnReset) {
+TEST(stopping_deadline, fires_when_the_clock_passes_it_and_restarts_on_reset) {
     test_clock::current = test_clock::time_point(test_clock::duration(1000));
     auto d = basic_deadline<test_clock>::after(std::chrono::milliseconds(50));
     const auto st = state_of({1}, 1);
@@ -69,10 +69,11 @@ TEST(StoppingDeadline, FiresWhenTheClockPassesItAndRestartsOnReset) {
     fixed.reset();  // an absolute deadline does not move
     EXPECT_EQ(fixed.check(st), finish_reason::deadline);
     // The real clock: a deadline in the past fires.
-    EXPECT_EQ(deadline::at(std::chrono::steady_clock::now() - std::chrono::seconds(1)).check(st), finish_reason::deadline);
+    EXPECT_EQ(deadline::at(std::chrono::steady_clock::now() - std::chrono::seconds(1)).check(st),
+              finish_reason::deadline);
 }
 
-TEST(StoppingCancellation, AnotherThreadCancelsThroughAStopTokenOrAFlag) {
+TEST(stopping_cancellation, another_thread_cancels_through_a_stop_token_or_a_flag) {
     const auto st = state_of({1}, 1);
     std::stop_source source;
     const cancellation by_token(source.get_token());
@@ -91,14 +92,15 @@ TEST(StoppingCancellation, AnotherThreadCancelsThroughAStopTokenOrAFlag) {
     });
     finish_reason r = finish_reason::none;
     const auto start = std::chrono::steady_clock::now();
-    while ((r = by_flag.check(st)) == finish_reason::none && std::chrono::steady_clock::now() - start < std::chrono::seconds(10))
+    while ((r = by_flag.check(st)) == finish_reason::none &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(10))
         std::this_thread::yield();
     setter.join();
     EXPECT_EQ(r, finish_reason::cancelled);
     EXPECT_EQ(cancellation(std::stop_token{}).check(st), finish_reason::none);
 }
 
-TEST(StoppingStopWhen, CallsThePredicateWithTheState) {
+TEST(stopping_stop_when, calls_the_predicate_with_the_state) {
     stop_when long_text([](const generation_state& s) { return s.text.size() >= 5; });
     EXPECT_EQ(long_text.check(state_of({1}, 1, "abcd")), finish_reason::none);
     EXPECT_EQ(long_text.check(state_of({1}, 1, "abcde")), finish_reason::predicate);
@@ -108,12 +110,13 @@ TEST(StoppingStopWhen, CallsThePredicateWithTheState) {
     EXPECT_THROW(stop_when([](const generation_state&) { return true; }, finish_reason::none), invalid_argument_error);
 }
 
-TEST(StoppingAllOf, StopsOnlyWhenEveryCriterionFires) {
+TEST(stopping_all_of, stops_only_when_every_criterion_fires) {
     // "End at the first full stop after 3 tokens".
     all_of stop(max_new_tokens(3), stop_strings({"."}));
-    EXPECT_EQ(stop.check(state_of({0, 1}, 1, "a.")), finish_reason::none);      // "." too early
+    EXPECT_EQ(stop.check(state_of({0, 1}, 1, "a.")), finish_reason::none);  // "." too early
     EXPECT_EQ(stop.check(state_of({0, 1, 2, 3}, 1, "a. b c")), finish_reason::none);
-    EXPECT_EQ(stop.check(state_of({0, 1, 2, 3, 4}, 1, "a. b c.")), finish_reason::max_new_tokens);  // the first's reason
+    EXPECT_EQ(stop.check(state_of({0, 1, 2, 3, 4}, 1, "a. b c.")),
+              finish_reason::max_new_tokens);  // the first's reason
     EXPECT_EQ(*stop.text_cut(), 6u);
     all_of_criteria dyn{max_new_tokens(3), stop_strings({"."})};
     EXPECT_EQ(dyn.check(state_of({0, 1}, 1, "a.")), finish_reason::none);
@@ -121,14 +124,14 @@ TEST(StoppingAllOf, StopsOnlyWhenEveryCriterionFires) {
     EXPECT_EQ(all_of_criteria{}.check(state_of({0, 1}, 1)), finish_reason::none);
 }
 
-TEST(StoppingComposites, ForwardHoldBackAndTheCutOfTheCriterionThatFired) {
+TEST(stopping_composites, forward_hold_back_and_the_cut_of_the_criterion_that_fired) {
     any_of stat(eos_criterion{2}, stop_strings({"abc"}), stop_strings({"xy"}, true));
     EXPECT_EQ(stat.hold_back("zab"), 2u);
     EXPECT_EQ(stat.hold_back("zx"), 1u);
     EXPECT_EQ(stat.check(state_of({0, 5}, 1, "12xy")), finish_reason::stop_string);
     EXPECT_EQ(*stat.text_cut(), 4u);  // the second stop_strings fired, and it keeps its string
     EXPECT_EQ(stat.check(state_of({0, 2}, 1, "")), finish_reason::eos);
-    EXPECT_FALSE(stat.text_cut());    // EOS cuts nothing
+    EXPECT_FALSE(stat.text_cut());  // EOS cuts nothing
 
     any_of_criteria dyn{eos_criterion{2}, stop_strings({"abc"})};
     EXPECT_EQ(dyn.hold_back("zab"), 2u);

@@ -27,7 +27,7 @@ int fire_index(stop_strings& s, const std::vector<std::string>& pieces, std::str
     return -1;
 }
 
-TEST(StopStrings, FoundWhenSplitOverTwoAndThreePieces) {
+TEST(stop_strings, found_when_split_over_two_and_three_pieces) {
     stop_strings two({"END"});
     std::string text;
     EXPECT_EQ(fire_index(two, {"The ", "E", "ND", " more"}, &text), 2);
@@ -41,7 +41,7 @@ TEST(StopStrings, FoundWhenSplitOverTwoAndThreePieces) {
     EXPECT_EQ(*inside.text_cut(), 3u);
 }
 
-TEST(StopStrings, OverlappingPartialMatchesAreFound) {
+TEST(stop_strings, overlapping_partial_matches_are_found) {
     // "aab" in "aaab": the first "aa" is a false start; the match begins at offset 1.
     stop_strings s({"aab"});
     EXPECT_EQ(fire_index(s, {"a", "a", "a", "b"}), 3);
@@ -54,21 +54,21 @@ TEST(StopStrings, OverlappingPartialMatchesAreFound) {
     EXPECT_EQ(t.last_match()->begin, 2u);
 }
 
-TEST(StopStrings, HoldBackIsTheLongestSuffixThatStartsAStopString) {
+TEST(stop_strings, hold_back_is_the_longest_suffix_that_starts_a_stop_string) {
     stop_strings s({"aab", "</s>", "xyz"});
     EXPECT_EQ(s.hold_back(""), 0u);
     EXPECT_EQ(s.hold_back("b"), 0u);
     EXPECT_EQ(s.hold_back("a"), 1u);
     EXPECT_EQ(s.hold_back("aa"), 2u);
-    EXPECT_EQ(s.hold_back("aaa"), 2u);   // "aaa" is no prefix; "aa" is
+    EXPECT_EQ(s.hold_back("aaa"), 2u);  // "aaa" is no prefix; "aa" is
     EXPECT_EQ(s.hold_back("hello <"), 1u);
     EXPECT_EQ(s.hold_back("hello </"), 2u);
     EXPECT_EQ(s.hold_back("hello </s"), 3u);
     EXPECT_EQ(s.hold_back("xy"), 2u);
-    EXPECT_EQ(s.hold_back("aab"), 0u);   // a whole match is check()'s business, not a prefix
+    EXPECT_EQ(s.hold_back("aab"), 0u);  // a whole match is check()'s business, not a prefix
 }
 
-TEST(StopStrings, MultiByteCharactersMatchWhole) {
+TEST(stop_strings, multi_byte_characters_match_whole) {
     // The detokenizer appends whole characters only: "日本" arrives as "日" then "本".
     stop_strings s({"\xE6\x97\xA5\xE6\x9C\xAC"});
     EXPECT_EQ(fire_index(s, {"x", "\xE6\x97\xA5", "\xE6\x9C\xAC", "y"}), 2);
@@ -76,20 +76,20 @@ TEST(StopStrings, MultiByteCharactersMatchWhole) {
     EXPECT_EQ(s.hold_back("x\xE6\x97\xA5"), 3u);  // the whole first character
 }
 
-TEST(StopStrings, EarliestMatchWinsThenTheLonger) {
+TEST(stop_strings, earliest_match_wins_then_the_longer) {
     stop_strings s({"cd", "bcd", "b"});
     EXPECT_EQ(fire_index(s, {"a", "bcde"}), 1);
     EXPECT_EQ(s.last_match()->index, 1u);  // "bcd" and "b" start at 1: the longer wins
     EXPECT_EQ(s.last_match()->begin, 1u);
 }
 
-TEST(StopStrings, IncludeKeepsTheStopStringInTheCut) {
+TEST(stop_strings, include_keeps_the_stop_string_in_the_cut) {
     stop_strings s({"END"}, /*include_stop_string=*/true);
     EXPECT_EQ(fire_index(s, {"xx", "EN", "Dyy"}), 2);
     EXPECT_EQ(*s.text_cut(), 5u);
 }
 
-TEST(StopStrings, OldMatchesAreNotReportedAgainAndResetStartsOver) {
+TEST(stop_strings, old_matches_are_not_reported_again_and_reset_starts_over) {
     // Under all_of a match may not end generation; the next check must not report it again.
     stop_strings s({"ab", "xxxxx"});
     std::string text = "ab";

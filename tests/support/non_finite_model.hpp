@@ -30,7 +30,8 @@ namespace nexttok::test {
 inline const char* const non_finite_source = "models/random/tiny-f32.gguf";
 
 // Greedy tokens of `m` after `prompt`, n of them.
-inline std::vector<token_id> greedy_tokens(const std::shared_ptr<const model>& m, const std::vector<token_id>& prompt, std::int64_t n) {
+inline std::vector<token_id> greedy_tokens(const std::shared_ptr<const model>& m, const std::vector<token_id>& prompt,
+                                           std::int64_t n) {
     decoder<float> dec(m);
     kv_cache<float> cache(m->config(), 128);
     auto sampler = make_sampler_chain(greedy{});
@@ -55,8 +56,9 @@ inline non_finite_case make_non_finite_case(const temp_dir& dir, std::vector<tok
     c.healthy_tokens = greedy_tokens(c.healthy, c.prompt, 16);
     for (std::int64_t k = 1; k + 1 < static_cast<std::int64_t>(c.healthy_tokens.size()); ++k) {
         const token_id t = c.healthy_tokens[static_cast<std::size_t>(k)];
-        const bool seen = std::find(c.prompt.begin(), c.prompt.end(), t) != c.prompt.end() ||
-                          std::find(c.healthy_tokens.begin(), c.healthy_tokens.begin() + k, t) != c.healthy_tokens.begin() + k;
+        const bool seen =
+            std::find(c.prompt.begin(), c.prompt.end(), t) != c.prompt.end() ||
+            std::find(c.healthy_tokens.begin(), c.healthy_tokens.begin() + k, t) != c.healthy_tokens.begin() + k;
         if (!seen) {
             c.k = k;
             c.poisoned = t;

@@ -35,7 +35,8 @@ inline reference_logits read_reference_logits(const std::string& path) {
             std::istringstream ss(line.substr(1));
             std::int64_t pos = 0;
             ss >> pos;
-            if (pos != static_cast<std::int64_t>(r.logits.size())) throw std::runtime_error(path + ": positions out of order");
+            if (pos != static_cast<std::int64_t>(r.logits.size()))
+                throw std::runtime_error(path + ": positions out of order");
             std::vector<float> v;
             for (float f; ss >> f;) v.push_back(f);
             r.logits.push_back(std::move(v));

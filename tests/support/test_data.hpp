@@ -25,13 +25,13 @@ inline std::filesystem::path data_path(const std::string& relative) { return dat
 
 }  // namespace nexttok::test
 
-#define NEXTTOK_REQUIRE_DATA(relative)                                                                    \
-    do {                                                                                                  \
-        if (!std::filesystem::exists(::nexttok::test::data_path(relative))) {                             \
-            if (::nexttok::test::data_is_required())                                                      \
-                FAIL() << "shared test data not found: " << ::nexttok::test::data_path(relative)          \
+#define NEXTTOK_REQUIRE_DATA(relative)                                                                           \
+    do {                                                                                                         \
+        if (!std::filesystem::exists(::nexttok::test::data_path(relative))) {                                    \
+            if (::nexttok::test::data_is_required())                                                             \
+                FAIL() << "shared test data not found: " << ::nexttok::test::data_path(relative)                 \
                        << " (CI is set: the oracle tests must run; expected ../shared/data beside the project)"; \
-            GTEST_SKIP() << "shared test data not found: " << ::nexttok::test::data_path(relative)         \
-                         << " (expected ../shared/data beside the project)";                              \
-        }                                                                                                 \
+            GTEST_SKIP() << "shared test data not found: " << ::nexttok::test::data_path(relative)               \
+                         << " (expected ../shared/data beside the project)";                                     \
+        }                                                                                                        \
     } while (0)

@@ -2,10 +2,10 @@
 // and GPT-2 test models, and small vocabularies written here whose merges have a closed-form result
 // (rank order, leftmost ties, ignore_merges), plus a clear error for every inconsistent file.
 #include <nexttok/io/gguf.hpp>
+#include <nexttok/io/gguf_writer.hpp>
 #include <nexttok/tokenizer.hpp>
 #include <nexttok/tokenizer/detail/byte_level.hpp>
 
-#include "gguf_writer.hpp"
 #include "test_data.hpp"
 #include "tokenizer_test_util.hpp"
 
@@ -21,7 +21,7 @@ namespace {
 
 using ids = std::vector<token_id>;
 
-TEST(BpeGguf, TheTinyQwen2ModelsVocabulary) {
+TEST(bpe_gguf, the_tiny_qwen2_models_vocabulary) {
     NEXTTOK_REQUIRE_DATA(test::tiny_qwen2_gguf);
     const tokenizer tok = load_tokenizer(gguf_file(test::data_path(test::tiny_qwen2_gguf)));
     ASSERT_NE(tok.bpe(), nullptr);
@@ -45,7 +45,7 @@ TEST(BpeGguf, TheTinyQwen2ModelsVocabulary) {
 
 // The GPT-2 test model carries the same vocabulary with the GPT-2 expression; on this text both
 // expressions cut the same pieces.
-TEST(BpeGguf, TheTinyGpt2ModelsVocabulary) {
+TEST(bpe_gguf, the_tiny_gpt2_models_vocabulary) {
     NEXTTOK_REQUIRE_DATA("models/random/tiny-gpt2-f32.gguf");
     const tokenizer tok = load_tokenizer(gguf_file(test::data_path("models/random/tiny-gpt2-f32.gguf")));
     EXPECT_EQ(tok.bpe()->pre().kind(), pre_tokenizer_kind::gpt2);
@@ -55,36 +55,37 @@ TEST(BpeGguf, TheTinyGpt2ModelsVocabulary) {
 // The 256 byte-level symbols, then `extra` texts.
 std::vector<std::string> byte_level_tokens(const std::vector<std::string>& extra) {
     std::vector<std::string> tokens;
-    for (unsigned b = 0; b < 256; ++b) tokens.emplace_back(detail::byte_level_table::get().symbol(static_cast<unsigned char>(b)));
+    for (unsigned b = 0; b < 256; ++b)
+        tokens.emplace_back(detail::byte_level_table::get().symbol(static_cast<unsigned char>(b)));
     tokens.insert(tokens.end(), extra.begin(), extra.end());
     return tokens;
 }
 
-class BpeGgufFile : public ::testing::Test {
+class bpe_gguf_file : public ::testing::Test {
 protected:
     void SetUp() override {
-        dir_ = std::filesystem::temp_directory_path() /
-               ("nexttok_bpe_gguf_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ =
+            std::filesystem::temp_directory_path() / ("nexttok_bpe_gguf_" + std::to_string(::getpid()) + "_" +
+                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
         std::filesystem::create_directories(dir_);
     }
     void TearDown() override { std::filesystem::remove_all(dir_); }
 
     // ids 256.. are a, b, c, ab, bc, abc
-    static test::gguf_writer vocab(const std::vector<std::string>& merges, const char* pre = "gpt-2") {
-        test::gguf_writer w;
-        w.string("tokenizer.ggml.model", "gpt2");
-        if (pre != nullptr) w.string("tokenizer.ggml.pre", pre);
-        w.strings("tokenizer.ggml.tokens", byte_level_tokens({"ab", "bc", "abc", "<|end|>"}));
-        w.strings("tokenizer.ggml.merges", merges);
+    static gguf_writer vocab(const std::vector<std::string>& merges, const char* pre = "gpt-2") {
+        gguf_writer w;
+        w.add_string("tokenizer.ggml.model", "gpt2");
+        if (pre != nullptr) w.add_string("tokenizer.ggml.pre", pre);
+        w.add_strings("tokenizer.ggml.tokens", byte_level_tokens({"ab", "bc", "abc", "<|end|>"}));
+        w.add_strings("tokenizer.ggml.merges", merges);
         return w;
     }
-    tokenizer load(const test::gguf_writer& w) const {
-        w.save(dir_ / "bpe.gguf");
+    tokenizer load(const gguf_writer& w) const {
+        w.write(dir_ / "bpe.gguf");
         return load_tokenizer(gguf_file(dir_ / "bpe.gguf"));
     }
     template <class Error>
-    void expect_error(const test::gguf_writer& w, const std::vector<std::string>& needles) const {
+    void expect_error(const gguf_writer& w, const std::vector<std::string>& needles) const {
         try {
             (void)load(w);
             ADD_FAILURE() << "no exception";
@@ -99,24 +100,24 @@ protected:
 };
 
 // Lower rank merges first: with "b c" ranked before "a b", "abc" is a + bc; the other way round, ab + c.
-TEST_F(BpeGgufFile, TheLowerRankMergesFirst) {
+TEST_F(bpe_gguf_file, the_lower_rank_merges_first) {
     EXPECT_EQ(load(vocab({"b c", "a b"})).encode("abc", false), (ids{a, bc}));
     EXPECT_EQ(load(vocab({"a b", "b c"})).encode("abc", false), (ids{ab, c}));
     EXPECT_EQ(load(vocab({"a b", "b c", "ab c"})).encode("abc", false), (ids{abc}));
 }
 
 // Equal ranks (the same rule at two places): the leftmost pair merges first.
-TEST_F(BpeGgufFile, TiesMergeTheLeftmostPair) {
-    test::gguf_writer w;
-    w.string("tokenizer.ggml.model", "gpt2");
-    w.strings("tokenizer.ggml.tokens", byte_level_tokens({"aa"}));
-    w.strings("tokenizer.ggml.merges", {"a a"});
+TEST_F(bpe_gguf_file, ties_merge_the_leftmost_pair) {
+    gguf_writer w;
+    w.add_string("tokenizer.ggml.model", "gpt2");
+    w.add_strings("tokenizer.ggml.tokens", byte_level_tokens({"aa"}));
+    w.add_strings("tokenizer.ggml.merges", {"a a"});
     EXPECT_EQ(load(w).encode("aaa", false), (ids{256, 'a'}));
     EXPECT_EQ(load(w).encode("aaaa", false), (ids{256, 256}));
 }
 
 // Llama 3's rule: a pre-token that is a whole token is that token, with or without a merge path.
-TEST_F(BpeGgufFile, IgnoreMergesEmitsAWholePreTokenThatIsAToken) {
+TEST_F(bpe_gguf_file, ignore_merges_emits_a_whole_pre_token_that_is_a_token) {
     const tokenizer plain = load(vocab({"a b"}, "gpt-2"));
     EXPECT_EQ(plain.encode("abc", false), (ids{ab, c}));
     const tokenizer llama3 = load(vocab({"a b"}, "llama-bpe"));
@@ -126,7 +127,7 @@ TEST_F(BpeGgufFile, IgnoreMergesEmitsAWholePreTokenThatIsAToken) {
 }
 
 // As llama.cpp: an absent pre is "default", llama.cpp's fallback list (not GPT-2's expression).
-TEST_F(BpeGgufFile, AnAbsentPreIsLlamaCppsDefault) {
+TEST_F(bpe_gguf_file, an_absent_pre_is_llama_cpps_default) {
     const tokenizer tok = load(vocab({"a b"}, nullptr));
     EXPECT_EQ(tok.bpe()->pre().kind(), pre_tokenizer_kind::llama_cpp_default);
     EXPECT_EQ(tok.bos(), no_token);  // BPE has no default special ids
@@ -134,10 +135,10 @@ TEST_F(BpeGgufFile, AnAbsentPreIsLlamaCppsDefault) {
     EXPECT_THROW((void)tok.encode("a", /*add_bos=*/true), invalid_argument_error);
 }
 
-TEST_F(BpeGgufFile, SpecialIdsAndFlagsFromTheFile) {
-    test::gguf_writer w = vocab({"a b"}, "llama-bpe");
-    w.u32("tokenizer.ggml.bos_token_id", 259);
-    w.i32s("tokenizer.ggml.token_type", [] {
+TEST_F(bpe_gguf_file, special_ids_and_flags_from_the_file) {
+    gguf_writer w = vocab({"a b"}, "llama-bpe");
+    w.add_u32("tokenizer.ggml.bos_token_id", 259);
+    w.add_i32s("tokenizer.ggml.token_type", [] {
         std::vector<std::int32_t> t(260, 1);
         t[259] = 3;
         return t;
@@ -148,29 +149,30 @@ TEST_F(BpeGgufFile, SpecialIdsAndFlagsFromTheFile) {
     EXPECT_EQ(tok.encode("ab<|end|>", true, /*parse_special=*/true), (ids{259, ab, 259}));
 }
 
-TEST_F(BpeGgufFile, AnUnknownPreTokenizerIsUnsupportedAndNamed) {
+TEST_F(bpe_gguf_file, an_unknown_pre_tokenizer_is_unsupported_and_named) {
     // The message names the file, the key, the name and lists the known names.
     expect_error<unsupported_error>(vocab({"a b"}, "gemma4"),
-                                    {"bpe.gguf", "tokenizer.ggml.pre", "'gemma4'", "supported: 'default'", "'deepseek-llm'",
-                                     "'starcoder'", "'tekken'", "'mellum2'"});
+                                    {"bpe.gguf", "tokenizer.ggml.pre", "'gemma4'", "supported: 'default'",
+                                     "'deepseek-llm'", "'starcoder'", "'tekken'", "'mellum2'"});
 }
 
-TEST_F(BpeGgufFile, MissingMergesAreAFormatError) {
-    test::gguf_writer w;
-    w.string("tokenizer.ggml.model", "gpt2");
-    w.strings("tokenizer.ggml.tokens", byte_level_tokens({}));
+TEST_F(bpe_gguf_file, missing_merges_are_a_format_error) {
+    gguf_writer w;
+    w.add_string("tokenizer.ggml.model", "gpt2");
+    w.add_strings("tokenizer.ggml.tokens", byte_level_tokens({}));
     expect_error<format_error>(w, {"bpe.gguf", "tokenizer.ggml.merges", "missing"});
 }
 
-TEST_F(BpeGgufFile, AMergeNamingAnUnknownTokenIsAFormatError) {
-    expect_error<format_error>(vocab({"a b", "a xyz"}), {"bpe.gguf", "tokenizer.ggml.merges", "offset 0x", "merge 1", "'xyz'"});
+TEST_F(bpe_gguf_file, a_merge_naming_an_unknown_token_is_a_format_error) {
+    expect_error<format_error>(vocab({"a b", "a xyz"}),
+                               {"bpe.gguf", "tokenizer.ggml.merges", "offset 0x", "merge 1", "'xyz'"});
     expect_error<format_error>(vocab({"a c"}), {"merge 0", "merged text 'ac'"});
     expect_error<format_error>(vocab({"ab"}), {"merge 0", "'<left> <right>'"});
 }
 
-TEST_F(BpeGgufFile, AddBosWithoutABosIdIsAFormatError) {
-    test::gguf_writer w = vocab({"a b"});
-    w.boolean("tokenizer.ggml.add_bos_token", true);
+TEST_F(bpe_gguf_file, add_bos_without_a_bos_id_is_a_format_error) {
+    gguf_writer w = vocab({"a b"});
+    w.add_bool("tokenizer.ggml.add_bos_token", true);
     expect_error<format_error>(w, {"tokenizer.ggml.add_bos_token", "bos_token_id"});
 }
 

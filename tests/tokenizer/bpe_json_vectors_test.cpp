@@ -5,8 +5,8 @@
 //                             special tokens (parsed here with parse_special), pre-tokenizer
 //                             splits, and texts that must survive a round trip
 // GPT-2 runs both from encoder.json + vocab.bpe and from llama.cpp's GGUF of the same vocabulary.
+#include <nexttok/detail/utf8.hpp>
 #include <nexttok/tokenizer.hpp>
-#include <nexttok/tokenizer/detail/utf8.hpp>
 
 #include "test_data.hpp"
 #include "tokenizer_test_util.hpp"
@@ -41,12 +41,13 @@ void expect_streams_back(const tokenizer& tok, const std::vector<token_id>& ids,
     EXPECT_EQ(streamed, text);
 }
 
-TEST(Gpt2JsonVectors, EncodeAndDecodeFromTheOriginalFilesAndFromGguf) {
+TEST(gpt2_json_vectors, encode_and_decode_from_the_original_files_and_from_gguf) {
     NEXTTOK_REQUIRE_DATA("tokenizers/gpt2/test_vectors.json");
     NEXTTOK_REQUIRE_DATA(test::gpt2_encoder);
     NEXTTOK_REQUIRE_DATA(test::gpt2_vocab);
     const json vectors = read_json("tokenizers/gpt2/test_vectors.json");
-    const tokenizer files = load_gpt2_tokenizer(test::data_path(test::gpt2_encoder), test::data_path(test::gpt2_merges));
+    const tokenizer files =
+        load_gpt2_tokenizer(test::data_path(test::gpt2_encoder), test::data_path(test::gpt2_merges));
     ASSERT_EQ(vectors["cases"].size(), 9u);
     std::size_t passed = 0;
     for (const json& c : vectors["cases"]) {
@@ -64,7 +65,7 @@ TEST(Gpt2JsonVectors, EncodeAndDecodeFromTheOriginalFilesAndFromGguf) {
                 2 * vectors["cases"].size());
 }
 
-class Llama3JsonVectors : public ::testing::Test {
+class llama3_json_vectors : public ::testing::Test {
 protected:
     void SetUp() override {
         if (!std::filesystem::exists(test::data_path("tokenizers/llama3/test_vectors.json")) ||
@@ -76,7 +77,7 @@ protected:
     json vectors_;
 };
 
-TEST_F(Llama3JsonVectors, EncodeCases) {
+TEST_F(llama3_json_vectors, encode_cases) {
     ASSERT_EQ(vectors_["encode_cases"].size(), 18u);
     for (const json& c : vectors_["encode_cases"]) {
         const std::string text = c["text"];
@@ -88,7 +89,7 @@ TEST_F(Llama3JsonVectors, EncodeCases) {
 
 // The special texts are tokens only when asked for (parse_special); otherwise they are plain text
 // that decodes back to itself and contains no special id.
-TEST_F(Llama3JsonVectors, SpecialCasesWithParseSpecial) {
+TEST_F(llama3_json_vectors, special_cases_with_parse_special) {
     ASSERT_EQ(vectors_["special_cases"].size(), 5u);
     for (const json& c : vectors_["special_cases"]) {
         const std::string text = c["text"];
@@ -102,7 +103,7 @@ TEST_F(Llama3JsonVectors, SpecialCasesWithParseSpecial) {
     }
 }
 
-TEST_F(Llama3JsonVectors, PreTokenizerSplitCases) {
+TEST_F(llama3_json_vectors, pre_tokenizer_split_cases) {
     ASSERT_NE(tok().bpe(), nullptr);
     const pre_tokenizer& pre = tok().bpe()->pre();
     EXPECT_EQ(pre.pattern(), vectors_["pretokenizer_regex"].get<std::string>());  // the same expression
@@ -115,7 +116,7 @@ TEST_F(Llama3JsonVectors, PreTokenizerSplitCases) {
     }
 }
 
-TEST_F(Llama3JsonVectors, RoundTripCases) {
+TEST_F(llama3_json_vectors, round_trip_cases) {
     ASSERT_EQ(vectors_["roundtrip_only"].size(), 8u);
     for (const json& c : vectors_["roundtrip_only"]) {
         const std::string text = c;

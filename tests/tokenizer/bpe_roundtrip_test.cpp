@@ -2,8 +2,8 @@
 // and Llama 3 vocabularies: decode(encode(bytes)) == bytes for any byte string (invalid UTF-8
 // included), and the streaming detokenizer never shows half a character and equals decode()
 // whenever decode() is valid UTF-8.
+#include <nexttok/detail/utf8.hpp>
 #include <nexttok/tokenizer.hpp>
-#include <nexttok/tokenizer/detail/utf8.hpp>
 
 #include "test_data.hpp"
 #include "tokenizer_test_util.hpp"
@@ -17,7 +17,7 @@
 namespace nexttok {
 namespace {
 
-class BpeRoundTrip : public ::testing::Test {
+class bpe_round_trip : public ::testing::Test {
 protected:
     void SetUp() override {
         if (!std::filesystem::exists(test::data_path(test::gpt2_vocab)) ||
@@ -31,16 +31,37 @@ protected:
 
 // Random texts drawn from ASCII, spaces and newlines, multi-byte characters and raw bytes.
 std::string random_text(std::mt19937& rng) {
-    static const std::vector<std::string> alphabet{
-        "a", "b", "Z", "7", "0", " ", " ", "  ", "\n", "\t", "'s", "!", ".", "<|", "|>",
-        "\xC3\xA9", "\xE6\x97\xA5", "\xF0\x9F\xA6\x99", "\xE1\x9E\x80", "\xD0\xBF", "\xFF", "\x80", "\xC3", "\xE2\x82"};
+    static const std::vector<std::string> alphabet{"a",
+                                                   "b",
+                                                   "Z",
+                                                   "7",
+                                                   "0",
+                                                   " ",
+                                                   " ",
+                                                   "  ",
+                                                   "\n",
+                                                   "\t",
+                                                   "'s",
+                                                   "!",
+                                                   ".",
+                                                   "<|",
+                                                   "|>",
+                                                   "\xC3\xA9",
+                                                   "\xE6\x97\xA5",
+                                                   "\xF0\x9F\xA6\x99",
+                                                   "\xE1\x9E\x80",
+                                                   "\xD0\xBF",
+                                                   "\xFF",
+                                                   "\x80",
+                                                   "\xC3",
+                                                   "\xE2\x82"};
     std::string s;
     const int n = static_cast<int>(rng() % 40);
     for (int i = 0; i < n; ++i) s += alphabet[rng() % alphabet.size()];
     return s;
 }
 
-TEST_F(BpeRoundTrip, AnyByteStringEncodesAndDecodesBack) {
+TEST_F(bpe_round_trip, any_byte_string_encodes_and_decodes_back) {
     std::mt19937 rng(42);
     for (const tokenizer* tok : tokenizers()) {
         for (int trial = 0; trial < 1500; ++trial) {
@@ -56,7 +77,7 @@ TEST_F(BpeRoundTrip, AnyByteStringEncodesAndDecodesBack) {
 }
 
 // A long word without spaces: merging stays fast (O(n log n)) and exact.
-TEST_F(BpeRoundTrip, LongWordsAndLongWhitespace) {
+TEST_F(bpe_round_trip, long_words_and_long_whitespace) {
     for (const tokenizer* tok : tokenizers()) {
         std::string word;
         for (int i = 0; i < 20000; ++i) word += "abcdefghij"[i % 10];
@@ -66,7 +87,7 @@ TEST_F(BpeRoundTrip, LongWordsAndLongWhitespace) {
     }
 }
 
-TEST_F(BpeRoundTrip, TheStreamMatchesDecodeOnRandomTokenSequences) {
+TEST_F(bpe_round_trip, the_stream_matches_decode_on_random_token_sequences) {
     for (const tokenizer* tok : tokenizers()) {
         std::mt19937 rng(1234);
         std::uniform_int_distribution<token_id> any(0, static_cast<token_id>(tok->vocab_size()) - 1);
@@ -98,7 +119,7 @@ TEST_F(BpeRoundTrip, TheStreamMatchesDecodeOnRandomTokenSequences) {
 }
 
 // GPT-2 spells "👋" (F0 9F 91 8B) with two tokens; the first is held back whole.
-TEST_F(BpeRoundTrip, AnEmojiSplitAcrossTokensIsShownOnceComplete) {
+TEST_F(bpe_round_trip, an_emoji_split_across_tokens_is_shown_once_complete) {
     const tokenizer& tok = test::gpt2_gguf_tokenizer();
     const auto ids = tok.encode(" \xF0\x9F\x91\x8B", false);
     ASSERT_EQ(ids, (std::vector<token_id>{50169, 233}));  // from gpt2/test_vectors.json ("hello 👋 world 🌍")

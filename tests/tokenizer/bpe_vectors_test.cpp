@@ -7,10 +7,10 @@
 // new one is picked up without a change here. A set's tokenizer is its ggml-vocab-<name>.gguf, or,
 // for a set shipped without one, a substitute below (a set with neither fails):
 //   llama-bpe  the Llama 3 tokenizer built from encoder.json + vocab.bpe with the Llama 3 pre-tokenizer
+#include <nexttok/detail/utf8.hpp>
+#include <nexttok/io/gguf_writer.hpp>
 #include <nexttok/tokenizer.hpp>
-#include <nexttok/tokenizer/detail/utf8.hpp>
 
-#include "gguf_writer.hpp"
 #include "test_data.hpp"
 #include "tokenizer_test_util.hpp"
 
@@ -69,7 +69,7 @@ const tokenizer* tokenizer_of(const std::string& set) {
     return nullptr;
 }
 
-class LlamaCppVectors : public ::testing::TestWithParam<std::string> {
+class llama_cpp_vectors : public ::testing::TestWithParam<std::string> {
 protected:
     void SetUp() override {
         if (GetParam().empty()) GTEST_SKIP() << "shared test data not found: " << test::data_path(vectors_dir);
@@ -84,13 +84,14 @@ protected:
     std::vector<test::vocab_test_case> cases_;
 };
 
-TEST_P(LlamaCppVectors, EveryCaseEncodesToTheReferenceIds) {
+TEST_P(llama_cpp_vectors, every_case_encodes_to_the_reference_ids) {
     // 46 cases in the vectors of llama.cpp this data was taken from.
     EXPECT_EQ(cases_.size(), 46u);
     std::size_t passed = 0;
     for (std::size_t i = 0; i < cases_.size(); ++i) {
         const auto ids = tok().encode(cases_[i].text, /*add_bos=*/false);
-        EXPECT_EQ(test::format_ids(ids), test::format_ids(cases_[i].expected)) << "case " << i << ": '" << cases_[i].text << "'";
+        EXPECT_EQ(test::format_ids(ids), test::format_ids(cases_[i].expected))
+            << "case " << i << ": '" << cases_[i].text << "'";
         passed += ids == cases_[i].expected;
     }
     std::printf("%s vectors: %zu of %zu cases give the reference ids\n", GetParam().c_str(), passed, cases_.size());
@@ -99,7 +100,7 @@ TEST_P(LlamaCppVectors, EveryCaseEncodesToTheReferenceIds) {
 // Nothing is lost: the reference ids decode to the text byte for byte (spaces before punctuation
 // included: we do not apply llama.cpp's clean_spaces; SentencePiece's decoder drops exactly the
 // dummy-prefix space its encoder adds), and so do our own ids.
-TEST_P(LlamaCppVectors, EveryCaseDecodesBackToItsText) {
+TEST_P(llama_cpp_vectors, every_case_decodes_back_to_its_text) {
     for (std::size_t i = 0; i < cases_.size(); ++i) {
         EXPECT_EQ(tok().decode(cases_[i].expected), cases_[i].text) << "case " << i;
         EXPECT_EQ(tok().decode(tok().encode(cases_[i].text, false)), cases_[i].text) << "case " << i;
@@ -109,7 +110,7 @@ TEST_P(LlamaCppVectors, EveryCaseDecodesBackToItsText) {
 
 // Streaming: each push() is whole characters, and the stream is the text. Several cases (emoji,
 // Khmer, CJK) have tokens that end inside a character, so the holding back is exercised.
-TEST_P(LlamaCppVectors, TheStreamingDetokenizerNeverShowsHalfACharacter) {
+TEST_P(llama_cpp_vectors, the_streaming_detokenizer_never_shows_half_a_character) {
     std::size_t n_split_characters = 0;
     for (std::size_t i = 0; i < cases_.size(); ++i) {
         detokenizer stream(tok());
@@ -127,7 +128,7 @@ TEST_P(LlamaCppVectors, TheStreamingDetokenizerNeverShowsHalfACharacter) {
 }
 
 // With BOS the ids gain BOS in front and decode to the same text.
-TEST_P(LlamaCppVectors, BosIsAControlTokenWithoutText) {
+TEST_P(llama_cpp_vectors, bos_is_a_control_token_without_text) {
     if (tok().bos() == no_token) GTEST_SKIP() << "no BOS";
     for (std::size_t i = 0; i < cases_.size(); ++i) {
         auto with_bos = tok().encode(cases_[i].text, /*add_bos=*/true);
@@ -140,7 +141,7 @@ TEST_P(LlamaCppVectors, BosIsAControlTokenWithoutText) {
     EXPECT_EQ(tok().token_to_piece(tok().bos()), "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Folder, LlamaCppVectors, ::testing::ValuesIn(discover_vector_sets()), [](const auto& info) {
+INSTANTIATE_TEST_SUITE_P(folder, llama_cpp_vectors, ::testing::ValuesIn(discover_vector_sets()), [](const auto& info) {
     std::string name = info.param.empty() ? "absent" : info.param;
     for (char& c : name)
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
@@ -148,14 +149,14 @@ INSTANTIATE_TEST_SUITE_P(Folder, LlamaCppVectors, ::testing::ValuesIn(discover_v
 });
 
 // The sets this project's data README promises are there (a missing one would otherwise just not run).
-TEST(LlamaCppVectorsFolder, HoldsTheExpectedSets) {
+TEST(llama_cpp_vectors_folder, holds_the_expected_sets) {
     NEXTTOK_REQUIRE_DATA(vectors_dir);
     const std::vector<std::string> sets = discover_vector_sets();
     for (const char* expected : {"deepseek-llm", "gpt-2", "llama-bpe", "llama-spm", "starcoder"})
         EXPECT_NE(std::find(sets.begin(), sets.end(), expected), sets.end()) << expected;
 }
 
-TEST(LlamaCppVectorsFolder, TheLoadersReadEachModelsDefaults) {
+TEST(llama_cpp_vectors_folder, the_loaders_read_each_models_defaults) {
     NEXTTOK_REQUIRE_DATA(test::gpt2_vocab);
     NEXTTOK_REQUIRE_DATA(test::llama3_merges);
     const tokenizer& g = test::gpt2_gguf_tokenizer();
@@ -179,10 +180,11 @@ TEST(LlamaCppVectorsFolder, TheLoadersReadEachModelsDefaults) {
     EXPECT_EQ(l.bpe()->n_merges(), 280147u);
 }
 
-TEST(LlamaCppVectorsFolder, DeepSeekAndStarCoderNameTheirPreTokenizers) {
+TEST(llama_cpp_vectors_folder, deep_seek_and_star_coder_name_their_pre_tokenizers) {
     for (const auto& [set, kind] : {std::pair{"deepseek-llm", pre_tokenizer_kind::deepseek_llm},
                                     std::pair{"starcoder", pre_tokenizer_kind::starcoder}}) {
-        if (!std::filesystem::exists(vocab_path(set))) GTEST_SKIP() << "shared test data not found: " << vocab_path(set);
+        if (!std::filesystem::exists(vocab_path(set)))
+            GTEST_SKIP() << "shared test data not found: " << vocab_path(set);
         const tokenizer* t = tokenizer_of(set);
         ASSERT_NE(t, nullptr);
         ASSERT_NE(t->bpe(), nullptr) << set;
@@ -196,21 +198,22 @@ TEST(LlamaCppVectorsFolder, DeepSeekAndStarCoderNameTheirPreTokenizers) {
 
 // The vectors tell the pre-tokenizers apart, if only just: the same vocabulary and merges with
 // GPT-2's expression instead of the file's give other ids for at least one case.
-TEST(LlamaCppVectorsFolder, AnotherPreTokenizerFailsSomeCases) {
+TEST(llama_cpp_vectors_folder, another_pre_tokenizer_fails_some_cases) {
     for (const char* set : {"deepseek-llm", "starcoder"}) {
-        if (!std::filesystem::exists(vocab_path(set))) GTEST_SKIP() << "shared test data not found: " << vocab_path(set);
+        if (!std::filesystem::exists(vocab_path(set)))
+            GTEST_SKIP() << "shared test data not found: " << vocab_path(set);
         const gguf_file file(vocab_path(set));
-        test::gguf_writer w;
-        w.string("tokenizer.ggml.model", "gpt2");
-        w.string("tokenizer.ggml.pre", "gpt-2");
+        gguf_writer w;
+        w.add_string("tokenizer.ggml.model", "gpt2");
+        w.add_string("tokenizer.ggml.pre", "gpt-2");
         for (const char* key : {"tokenizer.ggml.tokens", "tokenizer.ggml.merges"}) {
             const auto views = file.get_string_array(key);
-            w.strings(key, std::vector<std::string>(views.begin(), views.end()));
+            w.add_strings(key, std::vector<std::string>(views.begin(), views.end()));
         }
-        w.i32s("tokenizer.ggml.token_type", file.get_i32_array("tokenizer.ggml.token_type"));
+        w.add_i32s("tokenizer.ggml.token_type", file.get_i32_array("tokenizer.ggml.token_type"));
         const auto path = std::filesystem::temp_directory_path() /
                           ("nexttok_vectors_" + std::to_string(::getpid()) + "_" + set + ".gguf");
-        w.save(path);
+        w.write(path);
         const tokenizer gpt2 = load_tokenizer(gguf_file(path));
         std::filesystem::remove(path);
 

@@ -1,8 +1,8 @@
 // The streaming detokenizer: every push() result is whole UTF-8 characters, and push()s + flush()
 // concatenate to decode() of the same tokens. Oracles: the strict UTF-8 validator, decode(), and the
 // input text itself (stories260K spells "日", "本" and emoji with byte-fallback tokens).
+#include <nexttok/detail/utf8.hpp>
 #include <nexttok/tokenizer.hpp>
-#include <nexttok/tokenizer/detail/utf8.hpp>
 
 #include "test_data.hpp"
 #include "tokenizer_test_util.hpp"
@@ -23,13 +23,13 @@ std::size_t count_byte_tokens(const tokenizer& tok, const std::vector<token_id>&
     return n;
 }
 
-TEST(Detokenizer, NeverSplitsACharacterSpelledWithByteTokens) {
+TEST(detokenizer, never_splits_a_character_spelled_with_byte_tokens) {
     NEXTTOK_REQUIRE_DATA(test::tok512_bin);
     const tokenizer& tok = test::tok512_tokenizer();
     const std::vector<std::string> texts{
-        "\xC3\xA9",                                                         // é (a piece of its own here)
-        "\xE6\x97\xA5\xE6\x9C\xAC",                                         // 日本: 3 byte tokens each
-        "\xF0\x9F\xA6\x99",                                                 // 🦙: 4 byte tokens
+        "\xC3\xA9",                  // é (a piece of its own here)
+        "\xE6\x97\xA5\xE6\x9C\xAC",  // 日本: 3 byte tokens each
+        "\xF0\x9F\xA6\x99",          // 🦙: 4 byte tokens
         "Lily said \xE2\x80\x9C\xE6\x97\xA5\xE6\x9C\xAC\xE2\x80\x9D and \xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD!",
         "\xCE\xB1\xCE\xB2\xCE\xB3 \xD0\xBF\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82",  // αβγ привет
     };
@@ -51,10 +51,12 @@ TEST(Detokenizer, NeverSplitsACharacterSpelledWithByteTokens) {
     }
 }
 
-TEST(Detokenizer, HoldsBackTheBytesOfAnIncompleteCharacter) {
+TEST(detokenizer, holds_back_the_bytes_of_an_incomplete_character) {
     NEXTTOK_REQUIRE_DATA(test::tok512_bin);
     const tokenizer& tok = test::tok512_tokenizer();
-    const auto byte = [&](unsigned char b) { return tok.vocab().byte_token(b); };
+    const auto byte = [&](unsigned char b) {
+        return tok.vocab().byte_token(b);
+    };
     detokenizer stream(tok);
     EXPECT_EQ(stream.push(tok.bos()), "");
     EXPECT_EQ(stream.push(byte(0xE2)), "");  // € = E2 82 AC
@@ -67,10 +69,12 @@ TEST(Detokenizer, HoldsBackTheBytesOfAnIncompleteCharacter) {
     EXPECT_EQ(stream.flush(), "");
 }
 
-TEST(Detokenizer, ReplacesBytesThatCanNeverFormACharacter) {
+TEST(detokenizer, replaces_bytes_that_can_never_form_a_character) {
     NEXTTOK_REQUIRE_DATA(test::tok512_bin);
     const tokenizer& tok = test::tok512_tokenizer();
-    const auto byte = [&](unsigned char b) { return tok.vocab().byte_token(b); };
+    const auto byte = [&](unsigned char b) {
+        return tok.vocab().byte_token(b);
+    };
     const std::string fffd = "\xEF\xBF\xBD";
     detokenizer stream(tok);
     EXPECT_EQ(stream.push(byte(0xE2)), "");
@@ -84,7 +88,7 @@ TEST(Detokenizer, ReplacesBytesThatCanNeverFormACharacter) {
 }
 
 // SentencePiece's start rule applies once, to the first piece with text (after BOS).
-TEST(Detokenizer, DropsTheDummyPrefixSpaceOnlyAtTheStart) {
+TEST(detokenizer, drops_the_dummy_prefix_space_only_at_the_start) {
     NEXTTOK_REQUIRE_DATA(test::tok512_bin);
     const tokenizer& tok = test::tok512_tokenizer();
     const std::vector<token_id> ids{1, 403, 407, 261, 378};  // <s> " Once" " upon" " a" " time"
@@ -103,7 +107,7 @@ TEST(Detokenizer, DropsTheDummyPrefixSpaceOnlyAtTheStart) {
     EXPECT_EQ(continuation.push(ids[3]), "a");
 }
 
-TEST(Detokenizer, RejectsAnIdOutsideTheVocabularyAndStaysUsable) {
+TEST(detokenizer, rejects_an_id_outside_the_vocabulary_and_stays_usable) {
     NEXTTOK_REQUIRE_DATA(test::tok512_bin);
     const tokenizer& tok = test::tok512_tokenizer();
     detokenizer stream(tok);
@@ -120,7 +124,7 @@ TEST(Detokenizer, RejectsAnIdOutsideTheVocabularyAndStaysUsable) {
 
 // Random token sequences over the whole vocabulary (byte tokens included): every push() is valid
 // UTF-8, and the stream equals decode() whenever decode() is valid UTF-8.
-TEST(Detokenizer, MatchesDecodeOnRandomTokenSequences) {
+TEST(detokenizer, matches_decode_on_random_token_sequences) {
     NEXTTOK_REQUIRE_DATA(test::llama_spm_vocab);
     NEXTTOK_REQUIRE_DATA(test::tok512_bin);
     for (const tokenizer* tok : {&test::tok512_tokenizer(), &test::llama_spm_tokenizer()}) {

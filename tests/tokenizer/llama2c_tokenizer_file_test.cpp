@@ -20,15 +20,15 @@
 namespace nexttok {
 namespace {
 
-class Llama2cTokenizerFile : public ::testing::Test {
+class llama2c_tokenizer_file : public ::testing::Test {
 protected:
     void SetUp() override {
         if (!std::filesystem::exists(test::data_path(test::tok512_bin)))
             GTEST_SKIP() << "shared test data not found: " << test::data_path(test::tok512_bin);
         original_ = test::read_file_bytes(test::data_path(test::tok512_bin));
-        dir_ = std::filesystem::temp_directory_path() /
-               ("nexttok_tok_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ =
+            std::filesystem::temp_directory_path() / ("nexttok_tok_" + std::to_string(::getpid()) + "_" +
+                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
         std::filesystem::create_directories(dir_);
     }
     void TearDown() override {
@@ -76,7 +76,7 @@ protected:
     std::filesystem::path dir_;
 };
 
-TEST_F(Llama2cTokenizerFile, TheIntactFileLoads) {
+TEST_F(llama2c_tokenizer_file, the_intact_file_loads) {
     const tokenizer tok = load_llama2c_tokenizer(write("intact.bin", original_));
     EXPECT_EQ(tok.vocab_size(), 512u);
     EXPECT_EQ(record_offset(512), original_.size());
@@ -86,40 +86,40 @@ TEST_F(Llama2cTokenizerFile, TheIntactFileLoads) {
     expect_format_error(write("short.bin", original_), "token 512 score", INT32_MAX);
 }
 
-TEST_F(Llama2cTokenizerFile, TruncatedInTheMiddleOfATokenText) {
+TEST_F(llama2c_tokenizer_file, truncated_in_the_middle_of_a_token_text) {
     const std::size_t text_begin = record_offset(300) + 8;  // token 300's text
     ASSERT_GT(length_at(record_offset(300) + 4), 1);
     expect_format_error(write("cut_text.bin", original_.substr(0, text_begin + 1)), "token 300 text");
 }
 
-TEST_F(Llama2cTokenizerFile, TruncatedInTheMiddleOfALengthField) {
+TEST_F(llama2c_tokenizer_file, truncated_in_the_middle_of_a_length_field) {
     expect_format_error(write("cut_length.bin", original_.substr(0, record_offset(100) + 6)), "token 100 length");
 }
 
-TEST_F(Llama2cTokenizerFile, NegativeLength) {
+TEST_F(llama2c_tokenizer_file, negative_length) {
     expect_format_error(write("negative.bin", with_length(42, -1)), "token 42 length");
 }
 
-TEST_F(Llama2cTokenizerFile, LengthOfTwoToThe31MinusOne) {
+TEST_F(llama2c_tokenizer_file, length_of_two_to_the31_minus_one) {
     expect_format_error(write("huge.bin", with_length(7, INT32_MAX)), "token 7 length");
 }
 
 // A length that fits max_token_length but not the file (the last token claims more bytes than remain).
-TEST_F(Llama2cTokenizerFile, LastTokenRunsPastTheEnd) {
+TEST_F(llama2c_tokenizer_file, last_token_runs_past_the_end) {
     const auto path = write("past_end.bin", with_length(511, length_at(record_offset(511) + 4) + 1));
     expect_format_error(path, "token 511 text");
 }
 
-TEST_F(Llama2cTokenizerFile, AbsurdMaxTokenLength) {
+TEST_F(llama2c_tokenizer_file, absurd_max_token_length) {
     std::string bytes = original_;
     const std::int32_t absurd = -5;
     std::memcpy(bytes.data(), &absurd, 4);
     expect_format_error(write("max_length.bin", bytes), "max_token_length");
 }
 
-TEST_F(Llama2cTokenizerFile, EmptyFile) { expect_format_error(write("empty.bin", ""), "max_token_length"); }
+TEST_F(llama2c_tokenizer_file, empty_file) { expect_format_error(write("empty.bin", ""), "max_token_length"); }
 
-TEST_F(Llama2cTokenizerFile, MissingFileIsAnIoError) {
+TEST_F(llama2c_tokenizer_file, missing_file_is_an_io_error) {
     EXPECT_THROW((void)load_llama2c_tokenizer(dir_ / "does_not_exist.bin"), io_error);
 }
 

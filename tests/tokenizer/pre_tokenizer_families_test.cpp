@@ -35,7 +35,7 @@ pieces split_gguf(std::string_view name, std::string_view text) {
 
 // Falcon: [\p{P}$+<=>^~|`]+ first isolates punctuation (so contractions come apart and no space
 // joins an operator), then GPT-2, then [0-9]{3} cuts number runs in threes from the left.
-TEST(PreTokenizerFamilies, Falcon) {
+TEST(pre_tokenizer_families, falcon) {
     EXPECT_EQ(split_gguf("falcon", "Hello, world!"), (pieces{"Hello", ",", " world", "!"}));
     // "x ", "=", " 1234567" -> GPT-2: "x" " " | "=" | " 1234567" -> threes: " " "123" "456" "7"
     EXPECT_EQ(split_gguf("falcon", "x = 1234567"), (pieces{"x", " ", "=", " ", "123", "456", "7"}));
@@ -43,7 +43,7 @@ TEST(PreTokenizerFamilies, Falcon) {
 }
 
 // StarCoder and its aliases: \p{N} isolates every digit, then GPT-2 cuts the rest.
-TEST(PreTokenizerFamilies, StarCoderDigits) {
+TEST(pre_tokenizer_families, star_coder_digits) {
     // "x = " | 1 | 2 | 3 | ";" -> GPT-2 on "x = ": "x", " =", and the final " " by \s+(?!\S)
     EXPECT_EQ(split_gguf("starcoder", "x = 123;"), (pieces{"x", " =", " ", "1", "2", "3", ";"}));
     EXPECT_EQ(split_gguf("starcoder", "abc 2024"), (pieces{"abc", " ", "2", "0", "2", "4"}));
@@ -54,10 +54,11 @@ TEST(PreTokenizerFamilies, StarCoderDigits) {
 }
 
 // ChatGLM (glm4, chatglm-bpe): Llama 3's expression, without Llama 3's ignore_merges and BOS.
-TEST(PreTokenizerFamilies, ChatGlmIsLlama3sExpression) {
+TEST(pre_tokenizer_families, chat_glm_is_llama3s_expression) {
     // 'S is a contraction (case-insensitive); " " before a digit is \s+ alone; digits by three;
     // "\n\n" is \s*[\r\n]+.
-    EXPECT_EQ(split_gguf("chatglm-bpe", "HELLO'S 12345\n\nok"), (pieces{"HELLO", "'S", " ", "123", "45", "\n\n", "ok"}));
+    EXPECT_EQ(split_gguf("chatglm-bpe", "HELLO'S 12345\n\nok"),
+              (pieces{"HELLO", "'S", " ", "123", "45", "\n\n", "ok"}));
     const gguf_pre_tokenizer* glm = find_gguf_pre_tokenizer("chatglm-bpe");
     ASSERT_NE(glm, nullptr);
     EXPECT_EQ(glm->kind, pre_tokenizer_kind::llama3);
@@ -67,7 +68,7 @@ TEST(PreTokenizerFamilies, ChatGlmIsLlama3sExpression) {
 
 // Tekken (Mistral Nemo): a word is upper-case letters then lower-case ones (or upper-case only), so
 // camelCase splits; digits one by one; no contractions, so "'m" is a leading non-letter + word.
-TEST(PreTokenizerFamilies, Tekken) {
+TEST(pre_tokenizer_families, tekken) {
     EXPECT_EQ(split_gguf("tekken", "HelloWorld"), (pieces{"Hello", "World"}));
     // " JSONParser": the optional leading space, [Lu]* takes "JSONP", [Ll]+ takes "arser".
     EXPECT_EQ(split_gguf("tekken", "camelCase JSONParser"), (pieces{"camel", "Case", " JSONParser"}));
@@ -80,7 +81,7 @@ TEST(PreTokenizerFamilies, Tekken) {
 
 // DeepSeek LLM: newlines alone; words of cased letters with one leading whitespace (a CJK word is
 // not one, so its space stays apart); trailing whitespace; CJK runs; number runs.
-TEST(PreTokenizerFamilies, DeepSeekLlm) {
+TEST(pre_tokenizer_families, deep_seek_llm) {
     EXPECT_EQ(split_gguf("deepseek-llm", "Hello \xE4\xB8\x96\xE7\x95\x8C 123\n"),  // "Hello 世界 123\n"
               (pieces{"Hello", " ", "\xE4\xB8\x96\xE7\x95\x8C", " ", "123", "\n"}));
     EXPECT_EQ(split_gguf("deepseek-llm", "Hi!! ok"), (pieces{"Hi", "!!", " ok"}));
@@ -88,7 +89,7 @@ TEST(PreTokenizerFamilies, DeepSeekLlm) {
 
 // DeepSeek V3: digits by three first, CJK and kana runs, then one ASCII punctuation mark may lead
 // an ASCII word.
-TEST(PreTokenizerFamilies, DeepSeekV3) {
+TEST(pre_tokenizer_families, deep_seek_v3) {
     EXPECT_EQ(split_gguf("deepseek-v3", "x1234"), (pieces{"x", "123", "4"}));
     EXPECT_EQ(split_gguf("deepseek-v3", "(hello"), (pieces{"(hello"}));
     // 日本語です: CJK ideographs and hiragana form one run.
@@ -98,19 +99,19 @@ TEST(PreTokenizerFamilies, DeepSeekV3) {
 
 // BLOOM: one optional space and a run of anything but whitespace and .,!?… (and the literal
 // parentheses and '|' inside the class); the rest is text between matches, kept as one piece.
-TEST(PreTokenizerFamilies, BloomAndViking) {
+TEST(pre_tokenizer_families, bloom_and_viking) {
     EXPECT_EQ(split_gguf("bloom", "Hello, world. (x)"), (pieces{"Hello", ",", " world", ". (", "x", ")"}));
     EXPECT_EQ(split_gguf("viking", "abc123"), (pieces{"abc", "1", "2", "3"}));  // then every digit alone
 }
 
 // SuperBPE: (?=(\d{3})+(?!\d)) matches only empty strings; each is a cut.
-TEST(PreTokenizerFamilies, SuperBpeCutsAtEmptyMatches) {
+TEST(pre_tokenizer_families, super_bpe_cuts_at_empty_matches) {
     EXPECT_EQ(split_gguf("superbpe", "1234567 x"), (pieces{"1", "234", "567", " x"}));
     EXPECT_EQ(split_gguf("superbpe", "123456"), (pieces{"123", "456"}));
 }
 
 // Digits in threes from the right: AFMoE (llama.cpp's custom splitter), Tiny Aya (\d{1,3}(?=(?:\d{3})*\b)).
-TEST(PreTokenizerFamilies, DigitsInThreesFromTheRight) {
+TEST(pre_tokenizer_families, digits_in_threes_from_the_right) {
     EXPECT_EQ(split_gguf("afmoe", "1234567"), (pieces{"1", "234", "567"}));
     // "12" has no letter after it for the word rule, so it stays the piece the digit rule made.
     EXPECT_EQ(split_gguf("afmoe", "x12345y"), (pieces{"x", "12", "345", "y"}));
@@ -119,7 +120,7 @@ TEST(PreTokenizerFamilies, DigitsInThreesFromTheRight) {
 }
 
 // GPT-4o and Kimi K2: camel case splits, contractions stay with their word; Kimi cuts Han runs apart.
-TEST(PreTokenizerFamilies, Gpt4oAndKimiK2) {
+TEST(pre_tokenizer_families, gpt4o_and_kimi_k2) {
     EXPECT_EQ(split_gguf("gpt-4o", "HelloWorld's 12345"), (pieces{"Hello", "World's", " ", "123", "45"}));
     EXPECT_EQ(split_gguf("llama4", "HelloWorld's 12345"), (pieces{"Hello", "World's", " ", "123", "45"}));
     EXPECT_EQ(split_gguf("kimi-k2", "abc\xE4\xBD\xA0\xE5\xA5\xBDWorld"),  // "abc你好World"
@@ -127,18 +128,18 @@ TEST(PreTokenizerFamilies, Gpt4oAndKimiK2) {
 }
 
 // Jais 2: whitespace runs in power-of-two lengths (4, then 2), Llama 3 keeps 6 together.
-TEST(PreTokenizerFamilies, Jais2WhitespaceRuns) {
+TEST(pre_tokenizer_families, jais2_whitespace_runs) {
     EXPECT_EQ(split_gguf("jais-2", "a       b"), (pieces{"a", "    ", "  ", " b"}));
     EXPECT_EQ(split_gguf("llama-bpe", "a       b"), (pieces{"a", "      ", " b"}));
 }
 
 // llama.cpp's fallback for "default" and an absent key: punctuation runs, GPT-2, number runs, threes.
-TEST(PreTokenizerFamilies, LlamaCppDefault) {
+TEST(pre_tokenizer_families, llama_cpp_default) {
     EXPECT_EQ(split_gguf("default", "a , b 12345"), (pieces{"a", " ", ",", " b", " ", "123", "45"}));
 }
 
 // The flags of a few names, as llama.cpp's load() sets them.
-TEST(PreTokenizerFamilies, FlagsOfNames) {
+TEST(pre_tokenizer_families, flags_of_names) {
     struct expected {
         const char* name;
         pre_tokenizer_kind kind;
@@ -167,14 +168,15 @@ TEST(PreTokenizerFamilies, FlagsOfNames) {
 }
 
 const std::string mixed_text =
-    "Hello, World! I'm DON'T 12345 tokens\n\n  \xC3\xBC" "ber na\xC3\xAFve e\xCC\x81t\xC3\xA9 "  // über naïve e+U+0301 té
-    "\xCE\x95\xCE\xBB\xCE\xBB\xCE\xB7\xCE\xBD\xCE\xB9\xCE\xBA\xCE\xAC \xD0\xA0\xD1\x83\xD1\x81 "    // Ελληνικά Рус
+    "Hello, World! I'm DON'T 12345 tokens\n\n  \xC3\xBC"
+    "ber na\xC3\xAFve e\xCC\x81t\xC3\xA9 "  // über naïve e+U+0301 té
+    "\xCE\x95\xCE\xBB\xCE\xBB\xCE\xB7\xCE\xBD\xCE\xB9\xCE\xBA\xCE\xAC \xD0\xA0\xD1\x83\xD1\x81 "  // Ελληνικά Рус
     "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E\xE3\x81\xA7\xE3\x81\x99\xE3\x80\x82 \xED\x95\x9C\xEA\xB5\xAD "  // 日本語です。 한국
-    "\xF0\x9F\x91\x8B\xF0\x9F\x8F\xBD x=y+1; path/to\tfile\r\n<sentinel:3>IMGIMGABZ  \xE3\x80\x80 "     // 👋🏽, U+3000
-    "\xD9\xA3\xD9\xA4 \xE2\x85\xA7 camelCaseJSON 3.14159 \xFF\xC3 end   ";                            // ٣٤ Ⅷ, bad bytes
+    "\xF0\x9F\x91\x8B\xF0\x9F\x8F\xBD x=y+1; path/to\tfile\r\n<sentinel:3>IMGIMGABZ  \xE3\x80\x80 "  // 👋🏽, U+3000
+    "\xD9\xA3\xD9\xA4 \xE2\x85\xA7 camelCaseJSON 3.14159 \xFF\xC3 end   ";  // ٣٤ Ⅷ, bad bytes
 
 // Every name compiles its expressions and cuts text into non-empty pieces that give the text back.
-TEST(PreTokenizerFamilies, EveryNameSplitsLosslessly) {
+TEST(pre_tokenizer_families, every_name_splits_losslessly) {
     std::set<std::string_view> names;
     for (const gguf_pre_tokenizer& p : gguf_pre_tokenizers()) {
         EXPECT_TRUE(names.insert(p.name).second) << "duplicate name " << p.name;
@@ -202,7 +204,7 @@ TEST(PreTokenizerFamilies, EveryNameSplitsLosslessly) {
 }
 
 // A list of expressions that is a built-in kind's is recognised as that kind.
-TEST(PreTokenizerFamilies, PatternListsAreRecognised) {
+TEST(pre_tokenizer_families, pattern_lists_are_recognised) {
     for (const auto& row : built_in_pre_tokenizers()) {
         std::vector<std::string> list(row.patterns.begin(), row.patterns.end());
         EXPECT_EQ(pre_tokenizer::from_patterns(list).kind(), row.kind) << row.name;
@@ -213,7 +215,7 @@ TEST(PreTokenizerFamilies, PatternListsAreRecognised) {
 
 // llama.cpp spells GPT-2's expression without its final |\s+; with the text between matches kept
 // as pieces, both cut the same pieces. Checked on llama.cpp's vector texts and the mixed text.
-TEST(PreTokenizerFamilies, Gpt2WithoutTheFinalWhitespaceRuleCutsTheSame) {
+TEST(pre_tokenizer_families, gpt2_without_the_final_whitespace_rule_cuts_the_same) {
     const pre_tokenizer full = pre_tokenizer::from_pattern(std::string(pre_tokenizer::gpt2_pattern));
     const pre_tokenizer short_form = pre_tokenizer::from_pattern(std::string(detail::pre_patterns::gpt2_llama_cpp));
     ASSERT_EQ(full.kind(), pre_tokenizer_kind::gpt2);

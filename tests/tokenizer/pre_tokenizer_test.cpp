@@ -34,7 +34,7 @@ std::string utf8(char32_t cp) {
     return s;
 }
 
-TEST(ByteLevel, TheTableIsGpt2sFirst256Tokens) {
+TEST(byte_level, the_table_is_gpt2s_first256_tokens) {
     NEXTTOK_REQUIRE_DATA(test::gpt2_vocab);
     const auto& table = detail::byte_level_table::get();
     const vocabulary& v = test::gpt2_gguf_tokenizer().vocab();
@@ -57,7 +57,7 @@ TEST(ByteLevel, TheTableIsGpt2sFirst256Tokens) {
     EXPECT_EQ(table.symbol('\n'), "\xC4\x8A");  // Ċ
 }
 
-TEST(ByteLevel, EveryByteStringRoundTrips) {
+TEST(byte_level, every_byte_string_round_trips) {
     const auto& table = detail::byte_level_table::get();
     std::string all;
     for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
@@ -66,14 +66,21 @@ TEST(ByteLevel, EveryByteStringRoundTrips) {
     EXPECT_EQ(spelled.size(), 94u + 2 * 162u);
     EXPECT_EQ(table.decode(spelled), all);
     // Characters outside the table, and stray bytes, are kept as they are.
-    EXPECT_EQ(table.decode("\xE2\x82\xAC" "a" "\xC5\x84" "\xFF"), "\xE2\x82\xAC" "a" "\xC5\x84" "\xFF");  // €, ń (U+0144)
+    EXPECT_EQ(table.decode("\xE2\x82\xAC"
+                           "a"
+                           "\xC5\x84"
+                           "\xFF"),
+              "\xE2\x82\xAC"
+              "a"
+              "\xC5\x84"
+              "\xFF");  // €, ń (U+0144)
 }
 
-TEST(PreTokenizer, Gpt2Expression) {
+TEST(pre_tokenizer, gpt2_expression) {
     const pre_tokenizer pre(pre_tokenizer_kind::gpt2);
     EXPECT_EQ(split(pre, "Hello world"), (pieces{"Hello", " world"}));
     EXPECT_EQ(split(pre, "I'm here, they'll see"), (pieces{"I", "'m", " here", ",", " they", "'ll", " see"}));
-    EXPECT_EQ(split(pre, "I'M"), (pieces{"I", "'", "M"}));  // GPT-2's contractions are lowercase only
+    EXPECT_EQ(split(pre, "I'M"), (pieces{"I", "'", "M"}));    // GPT-2's contractions are lowercase only
     EXPECT_EQ(split(pre, "a  b"), (pieces{"a", " ", " b"}));  // \s+(?!\S) leaves the last space to the word
     EXPECT_EQ(split(pre, "a   "), (pieces{"a", "   "}));
     EXPECT_EQ(split(pre, "12345 x"), (pieces{"12345", " x"}));
@@ -82,7 +89,7 @@ TEST(PreTokenizer, Gpt2Expression) {
     EXPECT_EQ(split(pre, ""), pieces{});
 }
 
-TEST(PreTokenizer, Llama3AndQwen2Expressions) {
+TEST(pre_tokenizer, llama3_and_qwen2_expressions) {
     const pre_tokenizer llama3(pre_tokenizer_kind::llama3);
     const pre_tokenizer qwen2(pre_tokenizer_kind::qwen2);
     EXPECT_EQ(split(llama3, "1234567"), (pieces{"123", "456", "7"}));
@@ -93,7 +100,7 @@ TEST(PreTokenizer, Llama3AndQwen2Expressions) {
     EXPECT_EQ(split(qwen2, "ok!!\n"), (pieces{"ok", "!!\n"}));
 }
 
-TEST(PreTokenizer, KindsFromGgufNamesAndPatterns) {
+TEST(pre_tokenizer, kinds_from_gguf_names_and_patterns) {
     EXPECT_EQ(pre_tokenizer_kind_from_gguf("gpt-2"), pre_tokenizer_kind::gpt2);
     EXPECT_EQ(pre_tokenizer_kind_from_gguf("default"), pre_tokenizer_kind::llama_cpp_default);
     EXPECT_EQ(pre_tokenizer_kind_from_gguf("llama-bpe"), pre_tokenizer_kind::llama3);
@@ -107,9 +114,12 @@ TEST(PreTokenizer, KindsFromGgufNamesAndPatterns) {
 }
 
 // Invalid UTF-8 is matched by nothing: each ill-formed byte stays between the pieces around it.
-TEST(PreTokenizer, InvalidUtf8IsKept) {
+TEST(pre_tokenizer, invalid_utf8_is_kept) {
     const pre_tokenizer pre(pre_tokenizer_kind::llama3);
-    EXPECT_EQ(split(pre, "ab\xFF" "cd \xC3"), (pieces{"ab", "\xFF", "cd", " ", "\xC3"}));
+    EXPECT_EQ(split(pre,
+                    "ab\xFF"
+                    "cd \xC3"),
+              (pieces{"ab", "\xFF", "cd", " ", "\xC3"}));
     const std::string text = "x\x80\x80 y\xE2\x82 \xF0\x9F\xA6";
     std::string joined;
     for (const auto& p : split(pre, text)) joined += p;
@@ -118,7 +128,7 @@ TEST(PreTokenizer, InvalidUtf8IsKept) {
 
 // A run long enough to exhaust PCRE2's default JIT stack for \s+(?!\S) falls back to the
 // interpreter instead of failing.
-TEST(PreTokenizer, VeryLongRunsSplitCorrectly) {
+TEST(pre_tokenizer, very_long_runs_split_correctly) {
     const pre_tokenizer pre(pre_tokenizer_kind::gpt2);
     const std::string spaces(200000, ' ');
     EXPECT_EQ(split(pre, spaces + "x"), (pieces{std::string(199999, ' '), " x"}));

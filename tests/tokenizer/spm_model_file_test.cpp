@@ -34,7 +34,7 @@ void expect_same_vocabulary(const vocabulary& a, const vocabulary& b) {
     EXPECT_EQ(a.has_byte_fallback(), b.has_byte_fallback());
 }
 
-TEST(SpmModelFile, Tok512ModelEqualsTok512Bin) {
+TEST(spm_model_file, tok512_model_equals_tok512_bin) {
     NEXTTOK_REQUIRE_DATA(test::tok512_model);
     NEXTTOK_REQUIRE_DATA(test::tok512_bin);
     const tokenizer model = load_spm_tokenizer(test::data_path(test::tok512_model));
@@ -51,7 +51,7 @@ TEST(SpmModelFile, Tok512ModelEqualsTok512Bin) {
     expect_same_vocabulary(load_spm_vocabulary(test::data_path(test::tok512_model)), bin);
 }
 
-TEST(SpmModelFile, TheHuggingFaceDirectoryCarriesTheSameModel) {
+TEST(spm_model_file, the_hugging_face_directory_carries_the_same_model) {
     NEXTTOK_REQUIRE_DATA("models/stories260K/hf/tokenizer.model");
     NEXTTOK_REQUIRE_DATA(test::tok512_bin);
     expect_same_vocabulary(load_spm_vocabulary(test::data_path("models/stories260K/hf/tokenizer.model")),
@@ -60,7 +60,7 @@ TEST(SpmModelFile, TheHuggingFaceDirectoryCarriesTheSameModel) {
 
 // Every prefix of the file is either rejected with a nexttok error or, when the cut falls exactly
 // between two top-level fields after the trainer_spec, a valid shorter model.
-TEST(SpmModelFile, EveryTruncationIsRejectedCleanly) {
+TEST(spm_model_file, every_truncation_is_rejected_cleanly) {
     NEXTTOK_REQUIRE_DATA(test::tok512_model);
     const test::bytes full = test::read_bytes(test::data_path(test::tok512_model));
     std::size_t n_format = 0, n_loaded = 0;
@@ -82,7 +82,7 @@ TEST(SpmModelFile, EveryTruncationIsRejectedCleanly) {
     EXPECT_GT(n_format, full.size() * 9 / 10);
 }
 
-TEST(SpmModelFile, ATruncatedFileNamesTheFieldAndOffset) {
+TEST(spm_model_file, a_truncated_file_names_the_field_and_offset) {
     NEXTTOK_REQUIRE_DATA(test::tok512_model);
     test::bytes b = test::read_bytes(test::data_path(test::tok512_model));
     // Cut inside piece 5: each byte piece takes 12 bytes here, pieces start after 2-byte headers.
@@ -140,7 +140,7 @@ std::string small_model(const std::string& extra = "", std::int64_t bos_id = 1) 
     return m.out + extra;
 }
 
-class SpmSmallModel : public ::testing::Test {
+class spm_small_model : public ::testing::Test {
 protected:
     tokenizer load(const std::string& content) const {
         return load_spm_tokenizer(dir_.write("small.model", test::bytes(content.begin(), content.end())));
@@ -151,13 +151,14 @@ protected:
             (void)load(content);
             ADD_FAILURE() << "no exception";
         } catch (const Error& e) {
-            for (const std::string& n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << "'" << n << "' not in: " << e.what();
+            for (const std::string& n : needles)
+                EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << "'" << n << "' not in: " << e.what();
         }
     }
     test::temp_dir dir_;
 };
 
-TEST_F(SpmSmallModel, ReadsPiecesSpecialIdsAndTheDummyPrefixFlag) {
+TEST_F(spm_small_model, reads_pieces_special_ids_and_the_dummy_prefix_flag) {
     const tokenizer tok = load(small_model());
     EXPECT_EQ(tok.vocab_size(), 7u);
     EXPECT_EQ(tok.vocab()[6].text, "ab");
@@ -168,27 +169,30 @@ TEST_F(SpmSmallModel, ReadsPiecesSpecialIdsAndTheDummyPrefixFlag) {
     EXPECT_EQ(load(small_model(pb{}.field_bytes(99, "future").field_float(100, 1.0f).out, -1)).bos(), no_token);
 }
 
-TEST_F(SpmSmallModel, MalformedProtobufIsAFormatError) {
-    expect_error<format_error>(small_model("\x0a\x05" "ab"), {"small.model", "offset 0x", "runs past the end"});
+TEST_F(spm_small_model, malformed_protobuf_is_a_format_error) {
+    expect_error<format_error>(small_model("\x0a\x05"
+                                           "ab"),
+                               {"small.model", "offset 0x", "runs past the end"});
     expect_error<format_error>(small_model(std::string("\x98\x06") + std::string(11, '\xFF')), {"varint"});  // field 99
     expect_error<format_error>(small_model("\x0b"), {"wire type 3", "groups"});
     expect_error<format_error>(small_model("\x0f"), {"wire type 7"});
     expect_error<format_error>(small_model(std::string("\x00\x01", 2)), {"field number 0"});
-    expect_error<format_error>(small_model(pb{}.field_bytes(1, piece("c", 0, 9)).out), {"piece 7 type", "1..6, found 9"});
+    expect_error<format_error>(small_model(pb{}.field_bytes(1, piece("c", 0, 9)).out),
+                               {"piece 7 type", "1..6, found 9"});
     expect_error<format_error>(small_model(pb{}.field_bytes(1, piece("<0xZZ>", 0, 6)).out), {"piece 7", "<0xNN>"});
     expect_error<format_error>(small_model(pb{}.field_varint(1, 5).out), {"ModelProto", "wire type 0, expected 2"});
     expect_error<format_error>(small_model("", 7), {"trainer_spec.bos_id", "below 7", "found 7"});
     expect_error<format_error>("", {"small.model", "no pieces"});
 }
 
-TEST_F(SpmSmallModel, AModelThatIsNotBpeIsUnsupported) {
+TEST_F(spm_small_model, a_model_that_is_not_bpe_is_unsupported) {
     pb m;
     m.field_bytes(1, piece("<unk>", 0, 2));
     expect_error<unsupported_error>(m.out, {"small.model", "model_type 1", "unigram"});
 }
 
 // Random corruptions of the real file: each loads or throws a nexttok error, never crashes.
-TEST(SpmModelFile, RandomCorruptionsAreHandled) {
+TEST(spm_model_file, random_corruptions_are_handled) {
     NEXTTOK_REQUIRE_DATA(test::tok512_model);
     const test::bytes full = test::read_bytes(test::data_path(test::tok512_model));
     std::mt19937 rng(7);

@@ -14,7 +14,7 @@
 namespace nexttok {
 namespace {
 
-TEST(SpmVectors, EveryLlamaCppCaseEncodesToTheReferenceIds) {
+TEST(spm_vectors, every_llama_cpp_case_encodes_to_the_reference_ids) {
     NEXTTOK_REQUIRE_DATA(test::llama_spm_vocab);
     const auto cases = test::read_vocab_test_cases(test::data_path(test::llama_spm_vocab));
     ASSERT_FALSE(cases.empty()) << "the .inp and .out files disagree on the number of cases";
@@ -37,7 +37,7 @@ TEST(SpmVectors, EveryLlamaCppCaseEncodesToTheReferenceIds) {
 // dummy-prefix space that encoding adds is exactly the one SentencePiece's decoder drops, so every
 // case round-trips byte for byte (including " ", "\t", "\n\n" and leading spaces, where the first
 // piece is "▁" alone or "▁▁").
-TEST(SpmVectors, EveryCaseDecodesBackToItsText) {
+TEST(spm_vectors, every_case_decodes_back_to_its_text) {
     NEXTTOK_REQUIRE_DATA(test::llama_spm_vocab);
     const auto cases = test::read_vocab_test_cases(test::data_path(test::llama_spm_vocab));
     ASSERT_FALSE(cases.empty());
@@ -52,7 +52,7 @@ TEST(SpmVectors, EveryCaseDecodesBackToItsText) {
 }
 
 // The same 32000-piece vocabulary, written by a third-party converter into a model file.
-TEST(SpmVectors, TheTinyRandomLlamaModelCarriesTheSameTokenizer) {
+TEST(spm_vectors, the_tiny_random_llama_model_carries_the_same_tokenizer) {
     NEXTTOK_REQUIRE_DATA(test::llama_spm_vocab);
     NEXTTOK_REQUIRE_DATA("models/llama-2-tiny-random/llama-2-tiny-random.gguf");
     const tokenizer other =

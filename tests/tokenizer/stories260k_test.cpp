@@ -24,13 +24,13 @@ namespace {
 // " Once" " upon" " a" " time".
 const std::vector<token_id> once_upon_a_time{1, 403, 407, 261, 378};
 
-TEST(Stories260K, OnceUponATimeFromTok512Bin) {
+TEST(stories260k, once_upon_a_time_from_tok512_bin) {
     NEXTTOK_REQUIRE_DATA(test::tok512_bin);
     EXPECT_EQ(test::tok512_tokenizer().encode("Once upon a time", true), once_upon_a_time);
     EXPECT_EQ(test::tok512_tokenizer().decode(once_upon_a_time), "Once upon a time");
 }
 
-TEST(Stories260K, OnceUponATimeFromTheGgufVocabulary) {
+TEST(stories260k, once_upon_a_time_from_the_gguf_vocabulary) {
     NEXTTOK_REQUIRE_DATA(test::stories260k_gguf);
     EXPECT_EQ(test::stories260k_gguf_tokenizer().encode("Once upon a time", true), once_upon_a_time);
     EXPECT_EQ(test::stories260k_gguf_tokenizer().decode(once_upon_a_time), "Once upon a time");
@@ -38,7 +38,7 @@ TEST(Stories260K, OnceUponATimeFromTheGgufVocabulary) {
 
 // The types we derive for tok512.bin (which has none) are the ones the converter wrote, and the
 // texts (with ' ' back to "▁", BOS/EOS renamed) and scores are identical.
-TEST(Stories260K, Tok512BinGivesTheTableTheConverterWrote) {
+TEST(stories260k, tok512_bin_gives_the_table_the_converter_wrote) {
     NEXTTOK_REQUIRE_STORIES260K();
     const vocabulary& bin = test::tok512_tokenizer().vocab();
     const vocabulary& gguf = test::stories260k_gguf_tokenizer().vocab();
@@ -61,7 +61,7 @@ TEST(Stories260K, Tok512BinGivesTheTableTheConverterWrote) {
     EXPECT_EQ(bin.special().unk, gguf.special().unk);
 }
 
-TEST(Stories260K, BothVocabulariesEncodeAndDecodeVariedTextsIdentically) {
+TEST(stories260k, both_vocabularies_encode_and_decode_varied_texts_identically) {
     NEXTTOK_REQUIRE_STORIES260K();
     const tokenizer& bin = test::tok512_tokenizer();
     const tokenizer& gguf = test::stories260k_gguf_tokenizer();
@@ -74,7 +74,8 @@ TEST(Stories260K, BothVocabulariesEncodeAndDecodeVariedTextsIdentically) {
         " Lily and Tom went to the park.\nThey saw a big, red ball!",
         "Once upon a time, there was a little girl named Lily. She loved to play outside.",
         "numbers 0123456789 and symbols #$%&*()[]{}<>@^_|~",
-        "caf\xC3\xA9 na\xC3\xAFve \xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E \xF0\x9F\xA6\x99 \xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD",
+        "caf\xC3\xA9 na\xC3\xAFve \xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E \xF0\x9F\xA6\x99 "
+        "\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD",
         "<s> and </s> and <unk> as plain text",
         "\t\ttabs\tand  double  spaces  ",
         std::string("nul\0byte", 8),
@@ -98,7 +99,7 @@ TEST(Stories260K, BothVocabulariesEncodeAndDecodeVariedTextsIdentically) {
 // Characters that are no piece of the 512-token vocabulary are spelled with their UTF-8 bytes, as
 // llama2.c does: "日" = E6 97 A5 = <0xE6> <0x97> <0xA5> = ids 3 + 0xE6, 3 + 0x97, 3 + 0xA5 (the
 // byte tokens start at id 3). "é" is a piece of its own (485).
-TEST(Stories260K, UnknownCharactersFallBackToTheirBytes) {
+TEST(stories260k, unknown_characters_fall_back_to_their_bytes) {
     NEXTTOK_REQUIRE_DATA(test::tok512_bin);
     const tokenizer& tok = test::tok512_tokenizer();
     const token_id space = tok.vocab().find("\xE2\x96\x81");  // the dummy prefix alone, "▁"

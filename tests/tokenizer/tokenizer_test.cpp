@@ -18,11 +18,11 @@ namespace {
 using ids = std::vector<token_id>;
 
 // Ids in the Llama 2 vocabulary.
-constexpr token_id hello = 15043;      // "▁Hello"
+constexpr token_id hello = 15043;       // "▁Hello"
 constexpr token_id lone_space = 29871;  // "▁"
 constexpr token_id newline = 13;        // "<0x0A>"
 
-class LlamaTokenizer : public ::testing::Test {
+class llama_tokenizer : public ::testing::Test {
 protected:
     void SetUp() override {
         if (!std::filesystem::exists(test::data_path(test::llama_spm_vocab)))
@@ -31,7 +31,7 @@ protected:
     const tokenizer& tok() const { return test::llama_spm_tokenizer(); }
 };
 
-TEST_F(LlamaTokenizer, ReadsTheSpecialIdsAndDefaultsFromTheFile) {
+TEST_F(llama_tokenizer, reads_the_special_ids_and_defaults_from_the_file) {
     EXPECT_EQ(tok().vocab_size(), 32000u);
     EXPECT_EQ(tok().bos(), 1);
     EXPECT_EQ(tok().eos(), 2);
@@ -46,14 +46,14 @@ TEST_F(LlamaTokenizer, ReadsTheSpecialIdsAndDefaultsFromTheFile) {
 }
 
 // SentencePiece and llama.cpp: "" gives no token (no dummy prefix either); with BOS just BOS.
-TEST_F(LlamaTokenizer, EmptyTextGivesNothingOrJustBos) {
+TEST_F(llama_tokenizer, empty_text_gives_nothing_or_just_bos) {
     EXPECT_EQ(tok().encode("", false), ids{});
     EXPECT_EQ(tok().encode("", true), ids{1});
     EXPECT_EQ(tok().decode(ids{}), "");
     EXPECT_EQ(tok().decode(ids{1}), "");
 }
 
-TEST_F(LlamaTokenizer, TokenToPieceGivesTheRawBytes) {
+TEST_F(llama_tokenizer, token_to_piece_gives_the_raw_bytes) {
     EXPECT_EQ(tok().token_to_piece(hello), " Hello");
     EXPECT_EQ(tok().token_to_piece(newline), "\n");
     EXPECT_EQ(tok().token_to_piece(3 + 0xE6), "\xE6");
@@ -64,7 +64,7 @@ TEST_F(LlamaTokenizer, TokenToPieceGivesTheRawBytes) {
 
 // SentencePiece's decoder drops the "▁" of the first piece that produces text, and only that one:
 // a lone "▁" at the start (from a text that began with a space) takes the drop, so " Hello" survives.
-TEST_F(LlamaTokenizer, DecodeDropsOnlyTheDummyPrefixSpace) {
+TEST_F(llama_tokenizer, decode_drops_only_the_dummy_prefix_space) {
     EXPECT_EQ(tok().decode(ids{hello}), "Hello");
     EXPECT_EQ(tok().decode(ids{1, hello}), "Hello");
     EXPECT_EQ(tok().decode(ids{hello, hello}), "Hello Hello");
@@ -75,7 +75,7 @@ TEST_F(LlamaTokenizer, DecodeDropsOnlyTheDummyPrefixSpace) {
 
 // llama.cpp (tokenizer_st_partition): with parse_special the texts of control tokens become those
 // tokens, and the text after one gets the dummy prefix again (is_prev_special).
-TEST_F(LlamaTokenizer, ParseSpecialMatchesControlTexts) {
+TEST_F(llama_tokenizer, parse_special_matches_control_texts) {
     EXPECT_EQ(tok().encode("<s>Hello</s>", false, true), (ids{1, hello, 2}));
     EXPECT_EQ(tok().encode("Hello</s>Hello", true, true), (ids{1, hello, 2, hello}));
     EXPECT_EQ(tok().encode("<unk>", false, true), ids{0});
@@ -86,7 +86,7 @@ TEST_F(LlamaTokenizer, ParseSpecialMatchesControlTexts) {
     EXPECT_EQ(tok().decode(plain), "<s>Hello</s>");
 }
 
-TEST_F(LlamaTokenizer, OutOfRangeIdsAreInvalidArguments) {
+TEST_F(llama_tokenizer, out_of_range_ids_are_invalid_arguments) {
     for (const token_id bad : {-1, 32000, INT32_MAX}) {
         try {
             (void)tok().decode(ids{hello, bad});
@@ -100,16 +100,21 @@ TEST_F(LlamaTokenizer, OutOfRangeIdsAreInvalidArguments) {
 }
 
 // Stray bytes are symbols of their own and fall back to their byte tokens: " " + FF -> "▁" <0xFF>.
-TEST_F(LlamaTokenizer, InvalidUtf8EncodesThroughByteTokens) {
+TEST_F(llama_tokenizer, invalid_utf8_encodes_through_byte_tokens) {
     EXPECT_EQ(tok().encode("\xFF", false), (ids{lone_space, 3 + 0xFF}));
     // A truncated 3-byte sequence before ASCII: the two bytes stay separate symbols, "a" is untouched.
-    const auto t = tok().encode("\xE6\x97" "a", false);
+    const auto t = tok().encode(
+        "\xE6\x97"
+        "a",
+        false);
     EXPECT_EQ(t, (ids{lone_space, 3 + 0xE6, 3 + 0x97, tok().vocab().find("a")}));
-    EXPECT_EQ(tok().decode(t), "\xE6\x97" "a");
+    EXPECT_EQ(tok().decode(t),
+              "\xE6\x97"
+              "a");
 }
 
 // Any byte string survives encode + decode when it holds no "▁" of its own (which decodes as ' ').
-TEST_F(LlamaTokenizer, RandomByteStringsRoundTrip) {
+TEST_F(llama_tokenizer, random_byte_strings_round_trip) {
     std::mt19937 rng(42);
     const std::string alphabet = std::string("ab cd\n\t.,'") + "\xC3\xA9\xE6\x97\xA5\xF0\x9F\xA6\x99\x80\xFF\xC2";
     for (int trial = 0; trial < 500; ++trial) {
@@ -120,7 +125,7 @@ TEST_F(LlamaTokenizer, RandomByteStringsRoundTrip) {
     }
 }
 
-TEST_F(LlamaTokenizer, EncodesALongTextInReasonableTime) {
+TEST_F(llama_tokenizer, encodes_a_long_text_in_reasonable_time) {
     std::string text;
     for (int i = 0; i < 20000; ++i) text += "Hello world, this is a test. ";
     const auto t = tok().encode(text, false);
@@ -131,10 +136,15 @@ TEST_F(LlamaTokenizer, EncodesALongTextInReasonableTime) {
 // A vocabulary with neither byte tokens nor <unk> cannot encode an unknown character: an error,
 // not a crash. With <unk> and no byte tokens, a run of unknown characters is one <unk>
 // (SentencePiece merges consecutive unknowns).
-TEST(SpmTokenizer, WithoutByteFallbackUnknownCharactersBecomeOneUnk) {
-    std::vector<token_data> t{{"<unk>", 0, token_type::unknown}, {"<s>", 0, token_type::control},
-                              {"</s>", 0, token_type::control},  {"\xE2\x96\x81", -1, token_type::normal},
-                              {"a", -2, token_type::normal},     {"\xE2\x96\x81" "a", -3, token_type::normal}};
+TEST(spm_tokenizer, without_byte_fallback_unknown_characters_become_one_unk) {
+    std::vector<token_data> t{{"<unk>", 0, token_type::unknown},
+                              {"<s>", 0, token_type::control},
+                              {"</s>", 0, token_type::control},
+                              {"\xE2\x96\x81", -1, token_type::normal},
+                              {"a", -2, token_type::normal},
+                              {"\xE2\x96\x81"
+                               "a",
+                               -3, token_type::normal}};
     const spm_tokenizer with_unk(vocabulary(t, {.bos = 1, .eos = 2, .unk = 0}), spm_options{});
     EXPECT_EQ(with_unk.encode("a\xC3\xA9\xC3\xA9z a", false), (ids{5, 0, 5}));
     EXPECT_EQ(with_unk.decode(ids{5, 0, 5}), "a \xE2\x81\x87  a");
@@ -146,7 +156,7 @@ TEST(SpmTokenizer, WithoutByteFallbackUnknownCharactersBecomeOneUnk) {
 
 // Merges follow the score of the merged piece, ties to the leftmost pair; a piece only reachable
 // through an unused piece is split back into the pieces it was made of.
-TEST(SpmTokenizer, MergesByScoreLeftmostFirstAndSplitsUnusedPieces) {
+TEST(spm_tokenizer, merges_by_score_leftmost_first_and_splits_unused_pieces) {
     std::vector<token_data> t{{"<unk>", 0, token_type::unknown}, {"\xE2\x96\x81", -1, token_type::normal},
                               {"a", -1, token_type::normal},     {"b", -1, token_type::normal},
                               {"ab", -5, token_type::normal},    {"ba", -5, token_type::normal},
@@ -162,7 +172,7 @@ TEST(SpmTokenizer, MergesByScoreLeftmostFirstAndSplitsUnusedPieces) {
 
 // Control and byte tokens never take part in merges (SentencePiece keeps them out of its piece
 // table), so plain text can not become "<s>" even when the pieces leading to it exist.
-TEST(SpmTokenizer, PlainTextNeverMergesIntoAControlToken) {
+TEST(spm_tokenizer, plain_text_never_merges_into_a_control_token) {
     std::vector<token_data> t{{"<unk>", 0, token_type::unknown}, {"<s>", 0, token_type::control},
                               {"</s>", 0, token_type::control},  {"<", -1, token_type::normal},
                               {"s", -1, token_type::normal},     {">", -1, token_type::normal},
@@ -176,7 +186,7 @@ TEST(SpmTokenizer, PlainTextNeverMergesIntoAControlToken) {
 
 // llama.cpp's partition: the longest special text first; user-defined texts are always matched,
 // control texts only with parse_special.
-TEST(SpmTokenizer, LongerSpecialTextsMatchFirstAndUserDefinedAlways) {
+TEST(spm_tokenizer, longer_special_texts_match_first_and_user_defined_always) {
     std::vector<token_data> t{{"<unk>", 0, token_type::unknown}, {"<a>", 0, token_type::control},
                               {"<a>b", 0, token_type::control},  {"xy", 0, token_type::user_defined},
                               {"<", -1, token_type::normal},     {"a", -1, token_type::normal},

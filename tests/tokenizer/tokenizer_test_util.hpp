@@ -21,7 +21,8 @@ inline const char* const tok512_model = "models/stories260K/tok512.model";
 inline const char* const stories260k_gguf = "models/stories260K/stories260K.gguf";
 // Byte-level BPE.
 inline const char* const gpt2_vocab = "tokenizers/llama.cpp-vectors/ggml-vocab-gpt-2.gguf";
-inline const char* const llama_bpe_vectors = "tokenizers/llama.cpp-vectors/ggml-vocab-llama-bpe.gguf";  // .inp/.out only
+inline const char* const llama_bpe_vectors =
+    "tokenizers/llama.cpp-vectors/ggml-vocab-llama-bpe.gguf";  // .inp/.out only
 inline const char* const gpt2_encoder = "tokenizers/gpt2/encoder.json";
 inline const char* const gpt2_merges = "tokenizers/gpt2/vocab.bpe";
 inline const char* const llama3_encoder = "tokenizers/llama3/encoder.json";

@@ -1,6 +1,6 @@
 // The UTF-8 scanner against the Unicode standard: the well-formed byte sequences of table 3-7 and the
 // U+FFFD substitution of maximal subparts (section 3.9, table 3-8).
-#include <nexttok/tokenizer/detail/utf8.hpp>
+#include <nexttok/detail/utf8.hpp>
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 namespace nexttok::detail {
 namespace {
 
-TEST(Utf8, AcceptsTheBoundariesOfEachWellFormedRange) {
+TEST(utf8, accepts_the_boundaries_of_each_well_formed_range) {
     for (const char* s : {"\x7F", "\xC2\x80", "\xDF\xBF", "\xE0\xA0\x80", "\xED\x9F\xBF", "\xEE\x80\x80",
                           "\xEF\xBF\xBF", "\xF0\x90\x80\x80", "\xF4\x8F\xBF\xBF"}) {
         const std::string str(s);
@@ -20,7 +20,7 @@ TEST(Utf8, AcceptsTheBoundariesOfEachWellFormedRange) {
     EXPECT_EQ(scan_utf8(std::string(1, '\0')).status, utf8_status::valid);
 }
 
-TEST(Utf8, RejectsOverlongsSurrogatesAndValuesAboveTheLastCodePoint) {
+TEST(utf8, rejects_overlongs_surrogates_and_values_above_the_last_code_point) {
     // {bytes, length of the maximal subpart}
     const std::pair<const char*, std::size_t> cases[] = {
         {"\x80", 1},              // stray continuation
@@ -32,8 +32,12 @@ TEST(Utf8, RejectsOverlongsSurrogatesAndValuesAboveTheLastCodePoint) {
         {"\xF4\x90\x80\x80", 1},  // U+110000
         {"\xF5\x80\x80\x80", 1},  // lead byte beyond F4
         {"\xFF", 1},
-        {"\xE2\x82" "a", 2},      // truncated by an ASCII byte: both bytes are one subpart
-        {"\xF0\x9F\xA6" "a", 3},
+        {"\xE2\x82"
+         "a",
+         2},  // truncated by an ASCII byte: both bytes are one subpart
+        {"\xF0\x9F\xA6"
+         "a",
+         3},
     };
     for (const auto& [bytes, subpart] : cases) {
         const utf8_scan c = scan_utf8(bytes);
@@ -42,7 +46,7 @@ TEST(Utf8, RejectsOverlongsSurrogatesAndValuesAboveTheLastCodePoint) {
     }
 }
 
-TEST(Utf8, ReportsAPrefixCutByTheEndAsIncomplete) {
+TEST(utf8, reports_a_prefix_cut_by_the_end_as_incomplete) {
     for (const char* s : {"\xC3", "\xE2", "\xE2\x82", "\xF0", "\xF0\x9F", "\xF0\x9F\xA6"}) {
         const utf8_scan c = scan_utf8(s);
         EXPECT_EQ(c.status, utf8_status::incomplete) << testing::PrintToString(std::string(s));
@@ -54,7 +58,7 @@ TEST(Utf8, ReportsAPrefixCutByTheEndAsIncomplete) {
 
 // The example of the Unicode standard, section 3.9 (table 3-8): 61 F1 80 80 E1 80 C2 62 80 63 80 BF 64
 // becomes a FFFD FFFD FFFD b FFFD c FFFD FFFD d.
-TEST(Utf8, ReplacesEachMaximalSubpartAsTheStandardShows) {
+TEST(utf8, replaces_each_maximal_subpart_as_the_standard_shows) {
     const std::string input = "\x61\xF1\x80\x80\xE1\x80\xC2\x62\x80\x63\x80\xBF\x64";
     const std::string r = "\xEF\xBF\xBD";
     std::string out;
@@ -64,7 +68,7 @@ TEST(Utf8, ReplacesEachMaximalSubpartAsTheStandardShows) {
     EXPECT_TRUE(is_valid_utf8(out));
 }
 
-TEST(Utf8, KeepsAnIncompleteTailOnlyWhenAsked) {
+TEST(utf8, keeps_an_incomplete_tail_only_when_asked) {
     std::string out;
     EXPECT_EQ(append_sanitized_utf8("ab\xE6\x97", out, true), 2u);
     EXPECT_EQ(out, "ab");

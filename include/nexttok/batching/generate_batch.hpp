@@ -26,8 +26,7 @@ using indexed_token_callback = std::function<bool(std::size_t, const token_event
 template <class Scalar, class Pool>
 std::vector<generation_result> generate_batch(decoder<Scalar>& dec, Pool& pool, const tokenizer& tok,
                                               std::span<const std::vector<token_id>> prompts,
-                                              const generation_options& options,
-                                              const scheduler_options& schedule = {},
+                                              const generation_options& options, const scheduler_options& schedule = {},
                                               const indexed_token_callback& on_token = {}) {
     scheduler<Scalar, Pool> batch(dec, pool, &tok, schedule);
     options.validate();
@@ -39,7 +38,10 @@ std::vector<generation_result> generate_batch(decoder<Scalar>& dec, Pool& pool, 
     ids.reserve(prompts.size());
     for (std::size_t i = 0; i < prompts.size(); ++i) {
         token_callback cb;
-        if (on_token) cb = [&on_token, i](const token_event& e) { return on_token(i, e); };
+        if (on_token)
+            cb = [&on_token, i](const token_event& e) {
+                return on_token(i, e);
+            };
         ids.push_back(batch.submit(prompts[i], options, std::move(cb)));
     }
     batch.run();

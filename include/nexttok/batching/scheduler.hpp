@@ -36,10 +36,12 @@
 // max_new_tokens = 0), which finishes inside submit().
 #pragma once
 
+#include <nexttok/batching/detail/scheduled_request.hpp>
+#include <nexttok/batching/scheduler_options.hpp>
 #include <nexttok/cache/paged_kv_cache.hpp>
 #include <nexttok/decoder/decoder.hpp>
+#include <nexttok/detail/loop_settings.hpp>
 #include <nexttok/error.hpp>
-#include <nexttok/generation/detail/loop_settings.hpp>
 #include <nexttok/generation/generation_options.hpp>
 #include <nexttok/generation/generation_result.hpp>
 #include <nexttok/generation/make_generation.hpp>
@@ -69,44 +71,6 @@
 
 namespace nexttok {
 
-// A request of a scheduler: numbered 0, 1, 2, ... in submission order.
-using request_id = std::int64_t;
-
-struct scheduler_options {
-    // Tokens of one forward call (decode tokens + prompt chunks); at least 1. The decoder's scratch
-    // is sized for it once.
-    std::int64_t max_step_tokens = 256;
-    // Requests running at once (holding blocks); at least 1.
-    std::int64_t max_running = 64;
-    // Most prompt tokens of one request per step (0: as the budget allows). Smaller chunks let
-    // decode tokens of running requests through sooner (less stall, more steps).
-    std::int64_t prefill_chunk = 0;
-
-    // Throws invalid_argument_error naming the field.
-    void validate() const {
-        if (max_step_tokens < 1) throw invalid_argument_error("scheduler_options::max_step_tokens = " + std::to_string(max_step_tokens) + ": expected at least 1");
-        if (max_running < 1) throw invalid_argument_error("scheduler_options::max_running = " + std::to_string(max_running) + ": expected at least 1");
-        if (prefill_chunk < 0) throw invalid_argument_error("scheduler_options::prefill_chunk = " + std::to_string(prefill_chunk) + ": expected 0 (no limit) or more");
-    }
-};
-
-// Counters since construction.
-struct scheduler_stats {
-    std::int64_t submitted = 0, finished = 0;
-    std::int64_t waiting = 0, running = 0;    // now
-    std::int64_t peak_running = 0;
-    std::int64_t steps = 0;                   // forward calls
-    std::int64_t prompt_tokens = 0;           // prompt positions computed (again after a preemption; not those attached from the prefix cache)
-    std::int64_t generated_tokens = 0;        // tokens sampled
-    std::int64_t recomputed_tokens = 0;       // generated positions computed again after a preemption
-    std::int64_t preemptions = 0;
-    std::int64_t prefix_hit_tokens = 0;       // prompt positions attached from the prefix cache instead of computed
-    std::int64_t peak_used_blocks = 0;        // the pool's
-    // Wall time of the forward calls and sampling, split between prompt and decode rows in
-    // proportion to their count in each step.
-    double prompt_seconds = 0.0, decode_seconds = 0.0;
-};
-
 template <class Scalar, class Pool = paged_kv_cache<Scalar>>
 class scheduler {
 public:
@@ -116,7 +80,7 @@ public:
     // it). The decoder and the pool are shared, not owned: they must outlive the scheduler and serve
     // nothing else while it has requests. Throws invalid_argument_error for bad options.
     scheduler(decoder<Scalar>& dec, Pool& pool, const tokenizer* tok, const scheduler_options& options = {})
-        : dec_(&dec), pool_(&pool), tok_(tok), options_(options) {
+            : dec_(&dec), pool_(&pool), tok_(tok), options_(options) {
         options_.validate();
         capacity_ = std::min(pool.max_seq_len(), pool.n_blocks() * pool.block_size());
         // Learned position embeddings (GPT-2) have no row past the model's context.
@@ -144,17 +108,23 @@ public:
     // n_logprobs and all). The callback streams its tokens as generate()'s does. Throws
     // invalid_argument_error for bad options, n_samples != 1, context_shift, an empty prompt, one longer than
     // capacity() (naming both sizes) or a token outside the vocabulary; nothing is queued then.
-    request_id submit(std::span<const token_id> prompt, const generation_options& options, token_callback on_token = {}) {
-        if (tok_ == nullptr) throw invalid_argument_error("scheduler::submit: generation_options need the scheduler's tokenizer (constructed with null)");
+    request_id submit(std::span<const token_id> prompt, const generation_options& options,
+                      token_callback on_token = {}) {
+        if (tok_ == nullptr)
+            throw invalid_argument_error(
+                "scheduler::submit: generation_options need the scheduler's tokenizer (constructed with null)");
         if (options.n_samples != 1)
-            throw invalid_argument_error("scheduler::submit: n_samples = " + std::to_string(options.n_samples) + ": submit each sample as a request with its own seed");
+            throw invalid_argument_error("scheduler::submit: n_samples = " + std::to_string(options.n_samples) +
+                                         ": submit each sample as a request with its own seed");
         if (options.context_shift)
-            throw invalid_argument_error("scheduler::submit: context_shift is not supported by the scheduler (a request ends with "
-                                         "cache_full at capacity()); use generate() for one long generation");
+            throw invalid_argument_error(
+                "scheduler::submit: context_shift is not supported by the scheduler (a request ends with "
+                "cache_full at capacity()); use generate() for one long generation");
         check_fits_(prompt);
         detail::loop_settings settings;
         settings.n_logprobs = options.n_logprobs;
-        return enqueue_(prompt, make_sampler(options, *tok_), make_stopping(options, *tok_), std::move(on_token), settings);
+        return enqueue_(prompt, make_sampler(options, *tok_), make_stopping(options, *tok_), std::move(on_token),
+                        settings);
     }
 
     // Queues a request with the caller's policies (moved in, type-erased). n_logprobs: top
@@ -176,7 +146,8 @@ public:
     void cancel(request_id id) {
         std::lock_guard lock(mutex_);
         if (id < 0 || id >= next_id_)
-            throw invalid_argument_error("scheduler::cancel: request " + std::to_string(id) + " is unknown (ids so far: 0 to " + std::to_string(next_id_ - 1) + ")");
+            throw invalid_argument_error("scheduler::cancel: request " + std::to_string(id) +
+                                         " is unknown (ids so far: 0 to " + std::to_string(next_id_ - 1) + ")");
         if (!live_.contains(id))
             throw invalid_argument_error("scheduler::cancel: request " + std::to_string(id) + " has already finished");
         cancels_.push_back(id);
@@ -260,51 +231,16 @@ public:
     }
 
 private:
-    using generator = sequence_generator<any_sampler, any_of_criteria>;
-
-    struct request {
-        request(any_sampler s, any_of_criteria c, token_callback cb)
-            : sample(std::move(s)), stop(std::move(c)), on_token(std::move(cb)) {}
-
-        request_id id = 0;
-        any_sampler sample;
-        any_of_criteria stop;
-        token_callback on_token;
-        std::optional<generator> gen;  // refers to sample, stop and on_token: a request never moves
-        seq_id seq = -1;               // its sequence in the pool while running; -1 while waiting
-        std::int64_t computed = 0;     // positions whose keys and values are in the pool
-        std::int64_t published = 0;    // positions offered to the prefix index
-        std::int64_t admitted = 0;     // admission stamp: the newest running request is preempted first
-        bool cancelled = false;
-
-        std::span<const token_id> tokens() const { return gen->sequence(); }
-        std::int64_t total() const { return static_cast<std::int64_t>(gen->sequence().size()); }
-        std::int64_t pending() const { return total() - computed; }
-    };
-
-    struct planned {
-        request* r;
-        std::int64_t n;  // tokens from r->computed
-    };
+    using request = detail::scheduled_request;
+    using planned = detail::planned_rows;
 
     void check_fits_(std::span<const token_id> prompt) const {
-        if (prompt.empty()) throw invalid_argument_error("scheduler::submit: the prompt is empty (expected at least one token, e.g. BOS)");
-        if (static_cast<std::int64_t>(prompt.size()) > capacity_)
-            throw invalid_argument_error("scheduler::submit: the prompt has " + std::to_string(prompt.size()) +
-                                         " tokens, more than the " + std::to_string(capacity_) +
-                                         " positions a request can hold (KV pool of " + std::to_string(pool_->n_blocks()) +
-                                         " blocks of " + std::to_string(pool_->block_size()) + " positions, max_seq_len " +
-                                         std::to_string(pool_->max_seq_len()) + ")");
-        // Checked here, not by the decoder at a step, where it would fail the whole batch.
-        const std::int64_t vocab = dec_->config().vocab_size;
-        for (std::size_t i = 0; i < prompt.size(); ++i)
-            if (prompt[i] < 0 || prompt[i] >= vocab)
-                throw invalid_argument_error("scheduler::submit: prompt token " + std::to_string(i) + " is " + std::to_string(prompt[i]) +
-                                             ", outside the vocabulary [0, " + std::to_string(vocab) + ")");
+        detail::check_prompt_fits(prompt, capacity_, dec_->config().vocab_size, pool_->n_blocks(), pool_->block_size(),
+                                  pool_->max_seq_len());
     }
 
-    request_id enqueue_(std::span<const token_id> prompt, any_sampler sample, any_of_criteria stop, token_callback on_token,
-                        const detail::loop_settings& settings) {
+    request_id enqueue_(std::span<const token_id> prompt, any_sampler sample, any_of_criteria stop,
+                        token_callback on_token, const detail::loop_settings& settings) {
         auto r = std::make_unique<request>(std::move(sample), std::move(stop), std::move(on_token));
         r->gen.emplace(tok_, prompt, r->sample, r->stop, r->on_token, capacity_, settings);
         if (!r->gen->start()) {  // ended before its first token (e.g. max_new_tokens = 0)
@@ -435,7 +371,8 @@ private:
             if (total > pool_->max_seq_len() || new_blocks > pool_->n_free_blocks() - match.cached_blocks)
                 break;  // first come, first served: nobody overtakes a request that does not fit
             const seq_id s = pool_->create();
-            const std::int64_t attached = pool_->attach_prefix(s, r->tokens().first(static_cast<std::size_t>(total - 1)));
+            const std::int64_t attached =
+                pool_->attach_prefix(s, r->tokens().first(static_cast<std::size_t>(total - 1)));
             if (!pool_->can_reserve(s, total)) {  // not expected after the check above; never throw here
                 pool_->release(s);
                 break;
@@ -464,8 +401,9 @@ private:
         for (const planned& p : plan_) {
             views_.push_back(pool_->sequence(p.r->seq));
             const bool last = p.r->computed + p.n == p.r->total();
-            batch_.push_back({p.r->tokens().subspan(static_cast<std::size_t>(p.r->computed), static_cast<std::size_t>(p.n)),
-                              p.r->computed, &views_.back(), last ? logits_for::last : logits_for::none});
+            batch_.push_back(
+                {p.r->tokens().subspan(static_cast<std::size_t>(p.r->computed), static_cast<std::size_t>(p.n)),
+                 p.r->computed, &views_.back(), last ? logits_for::last : logits_for::none});
             // Rows at prompt positions, and at generated ones: all recomputed after a preemption
             // except the newest token's, which runs for the first time.
             const std::int64_t n_prompt = p.r->gen->n_prompt();
@@ -550,9 +488,9 @@ private:
     std::vector<planned> plan_;      // this step's rows
     std::vector<view_type> views_;   // (max_running) reserved: batch_ points into it
     std::vector<batch_sequence<view_type>> batch_;
-    std::vector<float> logits_;      // (max_running, vocab_size)
+    std::vector<float> logits_;  // (max_running, vocab_size)
     std::int64_t next_admission_ = 0;
-    scheduler_stats step_stats_;     // the step thread's counters; copied into stats_ after each step
+    scheduler_stats step_stats_;  // the step thread's counters; copied into stats_ after each step
 
     // Shared with other threads, under mutex_.
     mutable std::mutex mutex_;

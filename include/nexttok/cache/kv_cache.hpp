@@ -18,7 +18,7 @@ public:
     // capacity: positions it holds; 0 means the model's max_seq_len. Allocates bytes() now;
     // max_bytes: their limit (0: the machine's physical memory), over it a resource_error.
     explicit kv_cache(const kv_shape& c, std::int64_t capacity = 0, std::size_t max_bytes = 0)
-        : detail::contiguous_storage<Scalar>(c, capacity, "kv_cache", max_bytes) {}
+            : detail::contiguous_storage<Scalar>(c, capacity, "kv_cache", max_bytes) {}
 };
 
 }  // namespace nexttok

@@ -8,8 +8,8 @@
 #pragma once
 
 #include <nexttok/cache/kv_shape.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
-#include <nexttok/kernels/quantize.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
+#include <nexttok/tensor/quantize.hpp>
 
 #include <concepts>
 #include <cstddef>
@@ -23,7 +23,7 @@ struct kv_element {
     using type = typename C::scalar_type;
 };
 template <class C>
-    requires requires { typename C::element_type; }
+requires requires { typename C::element_type; }
 struct kv_element<C> {
     using type = typename C::element_type;
 };
@@ -62,7 +62,8 @@ concept rewindable_kv_storage = kv_storage<C, Scalar> && C::retains_history && r
 // a cache row of Element: converted, or quantized to q8_0 (quantize_row_q8_0).
 template <class Element>
 inline void store_kv_row(const float* x, Element* row, std::int64_t n) {
-    if constexpr (std::same_as<Element, block_q8_0>) quantize_row_q8_0(x, row, n);
+    if constexpr (std::same_as<Element, block_q8_0>)
+        quantize_row_q8_0(x, row, n);
     else
         for (std::int64_t j = 0; j < n; ++j) row[j] = static_cast<Element>(x[j]);
 }

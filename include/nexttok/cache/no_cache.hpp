@@ -16,7 +16,7 @@ public:
     static constexpr bool retains_history = false;
 
     explicit no_cache(const kv_shape& c, std::int64_t capacity = 0, std::size_t max_bytes = 0)
-        : detail::contiguous_storage<Scalar>(c, capacity, "no_cache", max_bytes) {}
+            : detail::contiguous_storage<Scalar>(c, capacity, "no_cache", max_bytes) {}
 };
 
 }  // namespace nexttok

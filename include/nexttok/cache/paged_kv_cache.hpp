@@ -21,7 +21,7 @@
 
 #include <nexttok/cache/detail/paged_storage.hpp>
 #include <nexttok/cache/kv_storage.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -44,8 +44,12 @@ public:
 
     element_type* key(std::int64_t layer, std::int64_t pos) noexcept { return cache_->key(id_, layer, pos); }
     element_type* value(std::int64_t layer, std::int64_t pos) noexcept { return cache_->value(id_, layer, pos); }
-    const element_type* key(std::int64_t layer, std::int64_t pos) const noexcept { return std::as_const(*cache_).key(id_, layer, pos); }
-    const element_type* value(std::int64_t layer, std::int64_t pos) const noexcept { return std::as_const(*cache_).value(id_, layer, pos); }
+    const element_type* key(std::int64_t layer, std::int64_t pos) const noexcept {
+        return std::as_const(*cache_).key(id_, layer, pos);
+    }
+    const element_type* value(std::int64_t layer, std::int64_t pos) const noexcept {
+        return std::as_const(*cache_).value(id_, layer, pos);
+    }
 
     // Positions the sequence may hold (the cache's max_seq_len; the pool may run out before).
     std::int64_t capacity() const noexcept { return cache_->max_seq_len(); }
@@ -73,7 +77,7 @@ public:
 
     // Allocates only bookkeeping now; blocks as they are first used.
     paged_kv_cache(const kv_shape& c, const paged_cache_options& options)
-        : detail::paged_storage<Scalar>(c, options, "paged_kv_cache") {}
+            : detail::paged_storage<Scalar>(c, options, "paged_kv_cache") {}
 
     // A view of sequence s (which must exist) as a kv_storage<Scalar>.
     paged_sequence<paged_kv_cache> sequence(seq_id s) {
@@ -91,7 +95,7 @@ public:
 
     // Throws invalid_argument_error unless kv_dim is a multiple of 32.
     q8_0_paged_kv_cache(const kv_shape& c, const paged_cache_options& options)
-        : detail::paged_storage<block_q8_0>(c, options, "q8_0_paged_kv_cache") {}
+            : detail::paged_storage<block_q8_0>(c, options, "q8_0_paged_kv_cache") {}
 
     paged_sequence<q8_0_paged_kv_cache> sequence(seq_id s) {
         (void)this->size(s);

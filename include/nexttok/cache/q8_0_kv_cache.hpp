@@ -11,7 +11,7 @@
 
 #include <nexttok/cache/detail/contiguous_storage.hpp>
 #include <nexttok/cache/kv_storage.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 namespace nexttok {
 
@@ -25,7 +25,7 @@ public:
     // capacity: positions it holds; 0 means the model's max_seq_len. Allocates bytes() now;
     // max_bytes: their limit (0: the machine's physical memory), over it a resource_error.
     explicit q8_0_kv_cache(const kv_shape& c, std::int64_t capacity = 0, std::size_t max_bytes = 0)
-        : detail::contiguous_storage<block_q8_0>(c, capacity, "q8_0_kv_cache", max_bytes) {}
+            : detail::contiguous_storage<block_q8_0>(c, capacity, "q8_0_kv_cache", max_bytes) {}
 };
 
 }  // namespace nexttok

@@ -37,7 +37,7 @@ public:
 
     // Parses `source`; chat_template_error (naming `name`, the line and the column) on a syntax error.
     explicit chat_template(std::string_view source, std::string name = "chat template")
-        : name_(std::move(name)), source_(source) {
+            : name_(std::move(name)), source_(source) {
         detail::jinja::lexer lexer(source_, name_);
         detail::jinja::parser parser(lexer.run(), name_);
         body_ = std::make_shared<const detail::jinja::statement_list>(parser.parse_template());
@@ -48,7 +48,8 @@ public:
     static chat_template chatml() {
         return chat_template(
             "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + "
-            "'<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}",
+            "'<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif "
+            "%}",
             "chatml");
     }
 
@@ -56,7 +57,8 @@ public:
     static bool is_builtin_name(std::string_view name) noexcept { return name == "chatml"; }
     static chat_template builtin(std::string_view name) {
         if (name == "chatml") return chatml();
-        throw chat_template_error("chat template: no built-in template named '" + std::string(name) + "' (known: chatml)");
+        throw chat_template_error("chat template: no built-in template named '" + std::string(name) +
+                                  "' (known: chatml)");
     }
 
     const std::string& name() const noexcept { return name_; }
@@ -71,9 +73,11 @@ public:
     std::string render(const nlohmann::ordered_json& messages, bool add_generation_prompt,
                        const nlohmann::ordered_json& variables = nlohmann::ordered_json::object()) const {
         if (!messages.is_array())
-            throw chat_template_error("chat template '" + name_ + "': messages must be a JSON array, got " + messages.type_name());
+            throw chat_template_error("chat template '" + name_ + "': messages must be a JSON array, got " +
+                                      messages.type_name());
         if (!variables.is_object())
-            throw chat_template_error("chat template '" + name_ + "': variables must be a JSON object, got " + variables.type_name());
+            throw chat_template_error("chat template '" + name_ + "': variables must be a JSON object, got " +
+                                      variables.type_name());
         detail::jinja::json all = detail::jinja::json::object();
         all["messages"] = detail::jinja::json(messages);
         all["add_generation_prompt"] = add_generation_prompt;

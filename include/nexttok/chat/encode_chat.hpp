@@ -37,7 +37,8 @@ inline std::vector<token_id> parsed_special_texts(const vocabulary& vocab) {
 }
 
 // Replaces the special texts in every string of `j` except "role" values; true if any was found.
-inline bool mask_special_texts(nlohmann::ordered_json& j, const vocabulary& vocab, const std::vector<token_id>& specials) {
+inline bool mask_special_texts(nlohmann::ordered_json& j, const vocabulary& vocab,
+                               const std::vector<token_id>& specials) {
     bool found = false;
     if (j.is_string()) {
         std::string& s = j.get_ref<std::string&>();
@@ -60,7 +61,8 @@ inline bool mask_special_texts(nlohmann::ordered_json& j, const vocabulary& voca
 // Encodes `text` with its special texts parsed, except occurrences that overlap a byte where
 // `user` differs from `text` (user text). Same fragments, hence same ids, as tokenizer::encode
 // with parse_special when `user` equals `text`.
-inline std::vector<token_id> encode_marked(const tokenizer& tok, std::string_view text, std::string_view user, bool add_bos) {
+inline std::vector<token_id> encode_marked(const tokenizer& tok, std::string_view text, std::string_view user,
+                                           bool add_bos) {
     const vocabulary& vocab = tok.vocab();
     struct fragment {
         std::size_t begin, length;
@@ -82,7 +84,8 @@ inline std::vector<token_id> encode_marked(const tokenizer& tok, std::string_vie
             std::size_t pos = f.begin;  // the start of the raw text not yet emitted
             const std::size_t end = f.begin + f.length;
             const std::string_view window = text.substr(0, end);  // finds stay inside the fragment
-            for (std::size_t hit = window.find(s, f.begin); hit != std::string_view::npos; hit = window.find(s, hit + 1)) {
+            for (std::size_t hit = window.find(s, f.begin); hit != std::string_view::npos;
+                 hit = window.find(s, hit + 1)) {
                 if (hit < pos) continue;
                 if (vocab[special].type != token_type::user_defined && is_user(hit, s.size())) continue;
                 if (hit > pos) next.push_back({pos, hit - pos, no_token});
@@ -111,14 +114,15 @@ inline std::vector<token_id> encode_marked(const tokenizer& tok, std::string_vie
 // The token ids of the prompt `t` renders for `messages` (see chat_template::render), special
 // tokens parsed in the template's text and not in the messages'. add_bos prepends the BOS token
 // (most templates write bos_token themselves; then leave it false).
-inline std::vector<token_id> encode_chat(const tokenizer& tok, const chat_template& t, const nlohmann::ordered_json& messages,
-                                         bool add_generation_prompt,
+inline std::vector<token_id> encode_chat(const tokenizer& tok, const chat_template& t,
+                                         const nlohmann::ordered_json& messages, bool add_generation_prompt,
                                          const nlohmann::ordered_json& variables = nlohmann::ordered_json::object(),
                                          bool add_bos = false) {
     const std::string prompt = t.render(messages, add_generation_prompt, variables);
     const std::vector<token_id> specials = detail::parsed_special_texts(tok.vocab());
     nlohmann::ordered_json masked = messages;
-    if (!detail::mask_special_texts(masked, tok.vocab(), specials)) return detail::encode_marked(tok, prompt, prompt, add_bos);
+    if (!detail::mask_special_texts(masked, tok.vocab(), specials))
+        return detail::encode_marked(tok, prompt, prompt, add_bos);
     const std::string masked_prompt = t.render(masked, add_generation_prompt, variables);
     if (masked_prompt.size() != prompt.size())
         throw chat_template_error("chat template '" + t.name() +
@@ -127,8 +131,8 @@ inline std::vector<token_id> encode_chat(const tokenizer& tok, const chat_templa
     return detail::encode_marked(tok, prompt, masked_prompt, add_bos);
 }
 
-inline std::vector<token_id> encode_chat(const tokenizer& tok, const chat_template& t, std::span<const chat_message> messages,
-                                         bool add_generation_prompt,
+inline std::vector<token_id> encode_chat(const tokenizer& tok, const chat_template& t,
+                                         std::span<const chat_message> messages, bool add_generation_prompt,
                                          const nlohmann::ordered_json& variables = nlohmann::ordered_json::object(),
                                          bool add_bos = false) {
     return encode_chat(tok, t, to_json(messages), add_generation_prompt, variables, add_bos);

@@ -22,9 +22,9 @@
 #include <nexttok/kernels/matmul.hpp>
 #include <nexttok/kernels/ops.hpp>
 #include <nexttok/kernels/q8_0_rows.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
 #include <nexttok/kernels/thread_pool.hpp>
 #include <nexttok/model/model.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 #include <nexttok/types.hpp>
 
 #include <Eigen/Core>
@@ -58,8 +58,7 @@ class decoder {
 public:
     using scalar_type = Scalar;
 
-    explicit decoder(std::shared_ptr<const model> m, int n_threads = 1)
-        : model_(std::move(m)), pool_(n_threads) {
+    explicit decoder(std::shared_ptr<const model> m, int n_threads = 1) : model_(std::move(m)), pool_(n_threads) {
         if (!model_) throw invalid_argument_error("decoder: null model");
         const model_config& c = model_->config();
         const model_weights& w = model_->weights();
@@ -85,7 +84,7 @@ public:
         }
         output_norm_ = to_floats(w.output_norm);
         output_norm_b_ = to_floats(w.output_norm_b);
-        attn_scale_ = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+        attn_shape_ = {c.n_heads, c.n_kv_heads, c.head_dim, 1.0f / std::sqrt(static_cast<float>(c.head_dim))};
         if (c.positions != position_kind::learned) {
             rope_freqs_ = rope_pair_frequencies(c.rope_scaling, c.rope_dim, c.rope_theta);
             rope_magnitude_ = rope_magnitude(c.rope_scaling);
@@ -107,7 +106,8 @@ public:
         const model_config& c = config();
         if (max_positions < n_tokens) max_positions = n_tokens;
         if (n_tokens <= reserved_tokens_ && max_positions <= reserved_positions_) return;
-        const std::int64_t tokens = std::max(reserved_tokens_, n_tokens), positions = std::max(reserved_positions_, max_positions);
+        const std::int64_t tokens = std::max(reserved_tokens_, n_tokens),
+                           positions = std::max(reserved_positions_, max_positions);
         check_scratch_(tokens, positions);
         reserved_tokens_ = tokens;
         reserved_positions_ = positions;
@@ -126,9 +126,7 @@ public:
         row_sequence_.resize(n);
         row_position_.resize(n);
         out_rows_.resize(n);
-        const auto group = static_cast<std::size_t>(c.n_heads / c.n_kv_heads);
-        scores_.resize(static_cast<std::size_t>(pool_.size()) * group * reserved_positions_);
-        attn_out_.resize(static_cast<std::size_t>(pool_.size()) * group * c.head_dim);
+        attn_work_.reserve(attn_shape_, pool_.size(), reserved_positions_);
         work_.reserve(reserved_tokens_, std::max({c.dim, c.q_dim(), c.hidden_dim}));
     }
 
@@ -161,8 +159,11 @@ public:
             max_positions = std::max(max_positions, batch[s].pos0 + n_s);
         }
         if (static_cast<std::int64_t>(logits.size()) < n_out * c.vocab_size)
-            throw invalid_argument_error("decoder::forward: logits buffer holds " + std::to_string(logits.size()) + " floats, needs " + std::to_string(n_out * c.vocab_size));
-        for (const batch_sequence<Cache>& b : batch) b.cache->reserve(b.pos0 + static_cast<std::int64_t>(b.tokens.size()));  // throws cache_full_error before anything is written
+            throw invalid_argument_error("decoder::forward: logits buffer holds " + std::to_string(logits.size()) +
+                                         " floats, needs " + std::to_string(n_out * c.vocab_size));
+        for (const batch_sequence<Cache>& b : batch)
+            b.cache->reserve(b.pos0 + static_cast<std::int64_t>(
+                                          b.tokens.size()));  // throws cache_full_error before anything is written
         reserve(n, max_positions);
 
         // Row i of the call: its sequence, its position, and whether it produces logits.
@@ -180,7 +181,8 @@ public:
         // x = token embedding (+ learned position embedding); or RoPE tables for the positions.
         const model_weights& w = model_->weights();
         for (i = 0; i < n; ++i) {
-            const batch_sequence<Cache>& b = batch[static_cast<std::size_t>(row_sequence_[static_cast<std::size_t>(i)])];
+            const batch_sequence<Cache>& b =
+                batch[static_cast<std::size_t>(row_sequence_[static_cast<std::size_t>(i)])];
             const std::int64_t pos = row_position_[static_cast<std::size_t>(i)];
             float* x = x_.data() + i * c.dim;
             read_row(w.token_embd, b.tokens[static_cast<std::size_t>(pos - b.pos0)], x);
@@ -196,7 +198,8 @@ public:
 
         // Final norm and classifier, for the rows asked for, gathered into rows [0, n_out) of xb.
         for (k = 0; k < n_out; ++k)
-            norm(x_.data() + out_rows_[static_cast<std::size_t>(k)] * c.dim, output_norm_, output_norm_b_, xb_.data() + k * c.dim);
+            norm(x_.data() + out_rows_[static_cast<std::size_t>(k)] * c.dim, output_norm_, output_norm_b_,
+                 xb_.data() + k * c.dim);
         matmul(w.output, xb_.data(), c.dim, n_out, logits.data(), c.vocab_size, pool_, work_);
     }
 
@@ -214,16 +217,18 @@ public:
     // and unsupported_error for a model with learned positions (GPT-2), whose cached entries
     // cannot move. Allocates one row of scratch; const: forward()'s buffers are not touched.
     template <kv_storage<Scalar> Cache>
-        requires(Cache::retains_history && requires(Cache& c, std::int64_t n) { c.discard(n, n); })
-    void shift_context(Cache& cache, std::int64_t keep, std::int64_t n_discard) const {
+    requires(Cache::retains_history&& requires(Cache& c, std::int64_t n) {
+        c.discard(n, n);
+    }) void shift_context(Cache& cache, std::int64_t keep, std::int64_t n_discard) const {
         const model_config& c = config();
         if (c.positions == position_kind::learned)
             throw unsupported_error("decoder::shift_context: " + model_->file_name() + " (" + c.architecture +
                                     ") learns its positions: context shift needs RoPE");
         if (keep < 0 || n_discard < 0 || keep > cache.size() || n_discard > cache.size() - keep)
-            throw invalid_argument_error("decoder::shift_context: keep = " + std::to_string(keep) + ", n_discard = " +
-                                         std::to_string(n_discard) + " with " + std::to_string(cache.size()) +
-                                         " cached positions (expected 0 <= keep, 0 <= n_discard, keep + n_discard <= size)");
+            throw invalid_argument_error(
+                "decoder::shift_context: keep = " + std::to_string(keep) +
+                ", n_discard = " + std::to_string(n_discard) + " with " + std::to_string(cache.size()) +
+                " cached positions (expected 0 <= keep, 0 <= n_discard, keep + n_discard <= size)");
         if (n_discard == 0) return;
         cache.discard(keep, n_discard);
         const std::int64_t kv_dim = c.kv_dim(), n_pairs = c.rope_dim / 2;
@@ -248,13 +253,17 @@ private:
         const model_config& c = config();
         using detail::saturating_mul;
         const auto group = static_cast<std::size_t>(c.n_heads / c.n_kv_heads);
-        const std::size_t scores = saturating_mul(saturating_mul(static_cast<std::size_t>(pool_.size()) * group, static_cast<std::size_t>(positions)), sizeof(float));
-        const auto per_token = static_cast<std::size_t>(4 * c.dim + 2 * c.q_dim() + 2 * c.kv_dim() + 3 * c.hidden_dim + c.rope_dim) * sizeof(float);
+        const std::size_t scores = saturating_mul(
+            saturating_mul(static_cast<std::size_t>(pool_.size()) * group, static_cast<std::size_t>(positions)),
+            sizeof(float));
+        const auto per_token =
+            static_cast<std::size_t>(4 * c.dim + 2 * c.q_dim() + 2 * c.kv_dim() + 3 * c.hidden_dim + c.rope_dim) *
+            sizeof(float);
         const std::size_t rows = saturating_mul(per_token, static_cast<std::size_t>(tokens));
         const std::size_t need = scores > SIZE_MAX - rows ? SIZE_MAX : scores + rows;
-        detail::check_memory_limit("decoder: scratch for " + std::to_string(tokens) + " tokens attending to " + std::to_string(positions) +
-                                       " positions (" + std::to_string(pool_.size()) + " threads x " + std::to_string(group) +
-                                       " query heads per KV head)",
+        detail::check_memory_limit("decoder: scratch for " + std::to_string(tokens) + " tokens attending to " +
+                                       std::to_string(positions) + " positions (" + std::to_string(pool_.size()) +
+                                       " threads x " + std::to_string(group) + " query heads per KV head)",
                                    need, 0, "lower the context size (--ctx-size) or the tokens per forward call");
     }
 
@@ -277,18 +286,23 @@ private:
         if (b.pos0 < 0) throw invalid_argument_error(where() + "negative position " + std::to_string(b.pos0));
         for (token_id t : b.tokens)
             if (t < 0 || t >= c.vocab_size)
-                throw invalid_argument_error(where() + "token id " + std::to_string(t) + " is outside the vocabulary [0, " + std::to_string(c.vocab_size) + ")");
+                throw invalid_argument_error(where() + "token id " + std::to_string(t) +
+                                             " is outside the vocabulary [0, " + std::to_string(c.vocab_size) + ")");
         const model_weights& w = model_->weights();
         const std::int64_t end = b.pos0 + static_cast<std::int64_t>(b.tokens.size());
         if (c.positions == position_kind::learned && end > static_cast<std::int64_t>(w.position_embd.rows()))
-            throw invalid_argument_error(where() + "position " + std::to_string(end - 1) + " is beyond the " + std::to_string(w.position_embd.rows()) + " positions " + model_->file_name() + " has learned");
+            throw invalid_argument_error(where() + "position " + std::to_string(end - 1) + " is beyond the " +
+                                         std::to_string(w.position_embd.rows()) + " positions " + model_->file_name() +
+                                         " has learned");
     }
 
     // The norm of the architecture: RMSNorm, or LayerNorm with its shift.
     void norm(const float* x, const std::vector<float>& weight, const std::vector<float>& bias, Scalar* out) const {
         const model_config& c = config();
-        if (c.norm == norm_kind::layer) layer_norm(x, weight.data(), bias.empty() ? nullptr : bias.data(), c.dim, c.norm_eps, out);
-        else rms_norm(x, weight.data(), c.dim, c.norm_eps, out);
+        if (c.norm == norm_kind::layer)
+            layer_norm(x, weight.data(), bias.empty() ? nullptr : bias.data(), c.dim, c.norm_eps, out);
+        else
+            rms_norm(x, weight.data(), c.dim, c.norm_eps, out);
     }
 
     // y[t * cols + j] += bias[j] for t < n, when the layer has that bias.
@@ -302,21 +316,21 @@ private:
     // row is computed alone, so the split changes no result), inline for one (decode).
     template <class F>
     void per_token(std::int64_t n, F&& f) {
-        if (n == 1) f(0);
-        else pool_.parallel_for(n, [&](std::int64_t i, int) { f(i); });
+        if (n == 1)
+            f(0);
+        else
+            pool_.parallel_for(n, [&](std::int64_t i, int) { f(i); });
     }
-
-    // Element `offset` on of a cached row, as attention reads it (attention.hpp).
-    static const Scalar* row_at(const Scalar* row, std::int64_t offset) noexcept { return row + offset; }
-    static q8_0_row row_at(const block_q8_0* row, std::int64_t offset) noexcept { return {row, offset}; }
 
     // RoPE on each head of one token's q or k, in the pairing of the architecture.
     void rotate(float* x, std::int64_t n_heads, const float* cos_sin) const noexcept {
         const model_config& c = config();
         const std::int64_t n_pairs = c.rope_dim / 2;
         for (std::int64_t h = 0; h < n_heads; ++h) {
-            if (c.positions == position_kind::rope_neox) rope_neox(x + h * c.head_dim, cos_sin, n_pairs);
-            else rope_adjacent(x + h * c.head_dim, cos_sin, n_pairs);
+            if (c.positions == position_kind::rope_neox)
+                rope_neox(x + h * c.head_dim, cos_sin, n_pairs);
+            else
+                rope_adjacent(x + h * c.head_dim, cos_sin, n_pairs);
         }
     }
 
@@ -327,12 +341,14 @@ private:
         const model_config& c = config();
         const layer_weights& w = model_->weights().layers[static_cast<std::size_t>(l)];
         const layer_vectors& lv = vectors_[static_cast<std::size_t>(l)];
-        const std::int64_t dim = c.dim, q_dim = c.q_dim(), kv_dim = c.kv_dim(), hd = c.head_dim;
+        const std::int64_t dim = c.dim, q_dim = c.q_dim(), kv_dim = c.kv_dim();
 
         // Attention: xb = norm(x); q, k, v = xb Wq^T + bq, xb Wk^T + bk, xb Wv^T + bv   // xb (n, dim) in Scalar
-        per_token(n, [&](std::int64_t i) { norm(x_.data() + i * dim, lv.attn_norm, lv.attn_norm_b, xb_.data() + i * dim); });
+        per_token(
+            n, [&](std::int64_t i) { norm(x_.data() + i * dim, lv.attn_norm, lv.attn_norm_b, xb_.data() + i * dim); });
         // q (n, n_heads * head_dim), k and v (n, n_kv_heads * head_dim): one parallel_for for the three.
-        const matmul_target qkv[] = {{&w.attn_q, q_.data(), q_dim}, {&w.attn_k, k_.data(), kv_dim}, {&w.attn_v, v_.data(), kv_dim}};
+        const matmul_target qkv[] = {
+            {&w.attn_q, q_.data(), q_dim}, {&w.attn_k, k_.data(), kv_dim}, {&w.attn_v, v_.data(), kv_dim}};
         matmul_group(std::span<const matmul_target>(qkv), xb_.data(), dim, n, pool_, work_);
         add_bias(q_.data(), n, lv.q_b);
         add_bias(k_.data(), n, lv.k_b);
@@ -352,40 +368,15 @@ private:
             store_kv_row(v_.data() + i * kv_dim, cache.value(l, pos), kv_dim);
         });
 
-        // Causal grouped-query attention: row i (position pos) attends to its own sequence's
-        // positions [0, pos]; query head h reads key/value head h / (n_heads / n_kv_heads). A task
-        // takes several query heads of one key/value head, so that their keys stay in cache and
-        // each value row is read once for all of them (per_task: the whole group, halved while
-        // that would leave fewer than two tasks per thread). Each head's scores and output are
-        // computed exactly as alone (attention.hpp: the same sum per output), so the split changes
-        // no result.
-        const std::int64_t group = c.n_heads / c.n_kv_heads;
-        std::int64_t per_task = group;
-        while (per_task % 2 == 0 && n * (c.n_heads / per_task) < 2 * pool_.size()) per_task /= 2;
-        const std::int64_t tasks_per_token = c.n_heads / per_task;
-        pool_.parallel_for(n * tasks_per_token, [&](std::int64_t task, int thread) {
-            // Tokens in the order 0, n - 1, 1, n - 2, ...: each thread's contiguous share of the
-            // tasks then mixes short and long causal rows.
-            const std::int64_t u = task / tasks_per_token, h0 = (task % tasks_per_token) * per_task;
-            const std::int64_t i = u % 2 == 0 ? u / 2 : n - 1 - u / 2;
+        // Causal grouped-query attention (attention.hpp): row i attends to its own sequence's
+        // positions [0, pos], in the cache's element type (Scalar, or q8_0 blocks read in place).
+        const auto rows = [&](std::int64_t i) {
             const Cache& cache = *batch[static_cast<std::size_t>(row_sequence_[static_cast<std::size_t>(i)])].cache;
-            const std::int64_t n_pos = row_position_[static_cast<std::size_t>(i)] + 1;
-            const std::int64_t kv_off = (h0 / group) * hd;
-            const float* q = q_.data() + i * q_dim + h0 * hd;  // head h0 + k at q + k * hd
-            // scores of head h0 + k at [k * reserved_positions_, + n_pos); its output at [k * hd, + hd)
-            float* scores = scores_.data() + static_cast<std::size_t>(thread) * group * reserved_positions_;
-            float* out = attn_out_.data() + static_cast<std::size_t>(thread) * group * hd;
-            // Rows in the cache's own element type: Scalar pointers, or q8_0 blocks read in place.
-            const auto key_row = [&](std::int64_t t) { return row_at(cache.key(l, t), kv_off); };
-            const auto value_row = [&](std::int64_t t) { return row_at(cache.value(l, t), kv_off); };
-            dot_rows(key_row, n_pos, q, per_task, hd, hd, attn_scale_, scores, reserved_positions_);
-            for (std::int64_t k = 0; k < per_task; ++k) softmax(scores + k * reserved_positions_, n_pos);
-            weighted_rows(scores, reserved_positions_, per_task, value_row, n_pos, hd, out, hd);
-            for (std::int64_t k = 0; k < per_task; ++k) {
-                Scalar* dst = att_.data() + i * q_dim + (h0 + k) * hd;
-                for (std::int64_t j = 0; j < hd; ++j) dst[j] = static_cast<Scalar>(out[k * hd + j]);
-            }
-        });
+            return make_attention_rows([&cache, l](std::int64_t t) { return cache.key(l, t); },
+                                       [&cache, l](std::int64_t t) { return cache.value(l, t); },
+                                       row_position_[static_cast<std::size_t>(i)] + 1);
+        };
+        causal_attention(attn_shape_, n, q_.data(), rows, att_.data(), attn_work_, pool_);
 
         // x += att Wo^T + bo
         matmul(w.attn_output, att_.data(), q_dim, n, proj_.data(), dim, pool_, work_);
@@ -395,16 +386,20 @@ private:
         // Feed-forward, xb = norm(x):
         //   SwiGLU: x += (silu(xb W1^T) * (xb W3^T)) W2^T
         //   GELU:   x += gelu(xb Wup^T + bup) Wdown^T + bdown
-        per_token(n, [&](std::int64_t i) { norm(x_.data() + i * dim, lv.ffn_norm, lv.ffn_norm_b, xb_.data() + i * dim); });
+        per_token(n,
+                  [&](std::int64_t i) { norm(x_.data() + i * dim, lv.ffn_norm, lv.ffn_norm_b, xb_.data() + i * dim); });
         // up and gate (n, hidden_dim): one parallel_for for both.
-        const matmul_target up_gate[] = {{&w.ffn_up, up_.data(), c.hidden_dim}, {&w.ffn_gate, gate_.data(), c.hidden_dim}};
+        const matmul_target up_gate[] = {{&w.ffn_up, up_.data(), c.hidden_dim},
+                                         {&w.ffn_gate, gate_.data(), c.hidden_dim}};
         const bool swiglu_mlp = c.mlp == mlp_kind::swiglu;
         matmul_group(std::span<const matmul_target>(up_gate, swiglu_mlp ? 2 : 1), xb_.data(), dim, n, pool_, work_);
         add_bias(up_.data(), n, lv.up_b);
         const std::int64_t hidden = c.hidden_dim;
         per_token(n, [&](std::int64_t i) {
-            if (swiglu_mlp) swiglu(gate_.data() + i * hidden, up_.data() + i * hidden, hidden, hb_.data() + i * hidden);
-            else gelu_tanh(up_.data() + i * hidden, hidden, hb_.data() + i * hidden);
+            if (swiglu_mlp)
+                swiglu(gate_.data() + i * hidden, up_.data() + i * hidden, hidden, hb_.data() + i * hidden);
+            else
+                gelu_tanh(up_.data() + i * hidden, hidden, hb_.data() + i * hidden);
         });
         matmul(w.ffn_down, hb_.data(), c.hidden_dim, n, proj_.data(), dim, pool_, work_);
         add_bias(proj_.data(), n, lv.down_b);
@@ -420,28 +415,27 @@ private:
         std::vector<float> q_b, k_b, v_b, o_b;                            // (q_dim), (kv_dim), (kv_dim), (dim)
         std::vector<float> up_b, down_b;                                  // (hidden_dim), (dim)
     };
-    std::vector<layer_vectors> vectors_;  // (n_layers)
+    std::vector<layer_vectors> vectors_;              // (n_layers)
     std::vector<float> output_norm_, output_norm_b_;  // (dim)
-    float attn_scale_ = 1.0f;
+    attention_shape attn_shape_;                      // heads, key/value heads, head_dim, 1 / sqrt(head_dim)
     std::vector<double> rope_freqs_;  // (rope_dim / 2) angular frequency of each rotated pair, scaling applied
     double rope_magnitude_ = 1.0;     // YaRN's factor on cos and sin (1 otherwise)
 
     std::int64_t reserved_tokens_ = 0;
     std::int64_t reserved_positions_ = 0;
-    detail::aligned_vector<float> x_;      // (n, dim) residual stream
-    detail::aligned_vector<Scalar> xb_;    // (n, dim) normalized input of a weight product
-    detail::aligned_vector<float> q_;      // (n, n_heads * head_dim)
-    detail::aligned_vector<float> k_, v_;  // (n, n_kv_heads * head_dim), before they enter the cache
-    detail::aligned_vector<Scalar> att_;   // (n, n_heads * head_dim) attention output
-    detail::aligned_vector<float> proj_;   // (n, dim) output of Wo or W2; a position embedding before the layers
+    detail::aligned_vector<float> x_;          // (n, dim) residual stream
+    detail::aligned_vector<Scalar> xb_;        // (n, dim) normalized input of a weight product
+    detail::aligned_vector<float> q_;          // (n, n_heads * head_dim)
+    detail::aligned_vector<float> k_, v_;      // (n, n_kv_heads * head_dim), before they enter the cache
+    detail::aligned_vector<Scalar> att_;       // (n, n_heads * head_dim) attention output
+    detail::aligned_vector<float> proj_;       // (n, dim) output of Wo or W2; a position embedding before the layers
     detail::aligned_vector<float> gate_, up_;  // (n, hidden_dim)
-    detail::aligned_vector<Scalar> hb_;    // (n, hidden_dim) SwiGLU output
-    detail::aligned_vector<float> rope_;   // (n, rope_dim) cos/sin pairs per token
-    std::vector<std::int32_t> row_sequence_;  // (n) the batch sequence of each row
-    std::vector<std::int64_t> row_position_;  // (n) the position of each row
-    std::vector<std::int64_t> out_rows_;      // (rows that produce logits) their row indices, ascending
-    std::vector<float> scores_;    // (n_threads, query heads per key head, max positions) attention weights
-    std::vector<float> attn_out_;  // (n_threads, query heads per key head, head_dim) attention outputs
+    detail::aligned_vector<Scalar> hb_;        // (n, hidden_dim) SwiGLU output
+    detail::aligned_vector<float> rope_;       // (n, rope_dim) cos/sin pairs per token
+    std::vector<std::int32_t> row_sequence_;   // (n) the batch sequence of each row
+    std::vector<std::int64_t> row_position_;   // (n) the position of each row
+    std::vector<std::int64_t> out_rows_;       // (rows that produce logits) their row indices, ascending
+    attention_workspace attn_work_;            // per thread: the scores and outputs of one task's query heads
 };
 
 }  // namespace nexttok

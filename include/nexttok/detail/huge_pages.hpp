@@ -60,7 +60,9 @@ public:
     explicit huge_page_array(std::size_t n) : n_(n), buffer_(allocate_buffer(n * sizeof(T))) {
         std::memset(buffer_.get(), 0, n * sizeof(T));
     }
-    huge_page_array(const huge_page_array& o) : huge_page_array(o.n_) { std::memcpy(buffer_.get(), o.buffer_.get(), n_ * sizeof(T)); }
+    huge_page_array(const huge_page_array& o) : huge_page_array(o.n_) {
+        std::memcpy(buffer_.get(), o.buffer_.get(), n_ * sizeof(T));
+    }
     huge_page_array& operator=(const huge_page_array& o) {
         if (this == &o) return *this;
         if (n_ != o.n_) *this = huge_page_array(o.n_);

@@ -53,12 +53,15 @@ inline std::string describe_bytes(std::size_t bytes) {
 
 // The error for `what` (e.g. "kv_cache: 4096 positions x 32 layers x 8 KV heads x head size 128 in
 // f16") needing `bytes` over `limit`, with the advice `remedy`.
-inline resource_error memory_limit_error(const std::string& what, std::size_t bytes, std::size_t limit, const std::string& remedy) {
-    return resource_error(what + " need " + describe_bytes(bytes) + ", over the memory limit of " + describe_bytes(limit) + "; " + remedy);
+inline resource_error memory_limit_error(const std::string& what, std::size_t bytes, std::size_t limit,
+                                         const std::string& remedy) {
+    return resource_error(what + " need " + describe_bytes(bytes) + ", over the memory limit of " +
+                          describe_bytes(limit) + "; " + remedy);
 }
 
 // Throws memory_limit_error unless bytes <= the limit (0: physical memory).
-inline void check_memory_limit(const std::string& what, std::size_t bytes, std::size_t max_bytes, const std::string& remedy) {
+inline void check_memory_limit(const std::string& what, std::size_t bytes, std::size_t max_bytes,
+                               const std::string& remedy) {
     const std::size_t limit = effective_memory_limit(max_bytes);
     if (bytes > limit) throw memory_limit_error(what, bytes, limit, remedy);
 }
@@ -69,7 +72,8 @@ decltype(auto) allocate_or_throw(const std::string& what, std::size_t bytes, con
     try {
         return alloc();
     } catch (const std::bad_alloc&) {
-        throw resource_error(what + " need " + describe_bytes(bytes) + ", which the system refused to allocate; " + remedy);
+        throw resource_error(what + " need " + describe_bytes(bytes) + ", which the system refused to allocate; " +
+                             remedy);
     }
 }
 

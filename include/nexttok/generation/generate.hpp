@@ -18,9 +18,9 @@
 
 #include <nexttok/cache/kv_storage.hpp>
 #include <nexttok/decoder/decoder.hpp>
+#include <nexttok/detail/loop_settings.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/generation/detail/context_shift.hpp>
-#include <nexttok/generation/detail/loop_settings.hpp>
 #include <nexttok/generation/generation_options.hpp>
 #include <nexttok/generation/generation_result.hpp>
 #include <nexttok/generation/make_generation.hpp>
@@ -46,7 +46,8 @@ namespace detail {
 // no_cache is cleared and runs the whole sequence again.
 template <class Decoder, class Cache, class Sampler, class Stop>
 generation_result generate_impl(Decoder& dec, Cache& cache, const tokenizer* tok, std::span<const token_id> prompt,
-                                Sampler& sample, Stop& stop, const token_callback& on_token, const loop_settings& settings) {
+                                Sampler& sample, Stop& stop, const token_callback& on_token,
+                                const loop_settings& settings) {
     const std::int64_t capacity = cache.capacity();
     check_prompt(prompt.size(), capacity, "generate");
     check_context_shift<Decoder, Cache>(dec, settings, capacity, "generate");
@@ -58,8 +59,10 @@ generation_result generate_impl(Decoder& dec, Cache& cache, const tokenizer* tok
     if (settings.prefilled_logits == nullptr) cache.clear();
     if (gen.start()) {
         std::span<const float> first = logits;
-        if (settings.prefilled_logits != nullptr) first = *settings.prefilled_logits;
-        else dec.forward(prompt, 0, cache, logits);
+        if (settings.prefilled_logits != nullptr)
+            first = *settings.prefilled_logits;
+        else
+            dec.forward(prompt, 0, cache, logits);
         for (bool more = gen.next(first); more; more = gen.next(logits)) {
             const std::vector<token_id>& seq = gen.sequence();
             if constexpr (Cache::retains_history) {
@@ -93,18 +96,18 @@ generation_result generate_impl(Decoder& dec, Cache& cache, const tokenizer* tok
 // replay its seed or clear its history). stop.reset() is called first. Throws invalid_argument_error
 // for an empty prompt or one longer than the cache's capacity.
 template <class Decoder, class Cache, sampler Sampler, stopping_criterion Stop>
-    requires token_decoder<Decoder, Cache>
-generation_result generate(Decoder& dec, Cache& cache, const tokenizer& tok, std::span<const token_id> prompt,
-                           Sampler& sample, Stop& stop, const token_callback& on_token = {}) {
+requires token_decoder<Decoder, Cache> generation_result generate(Decoder& dec, Cache& cache, const tokenizer& tok,
+                                                                  std::span<const token_id> prompt, Sampler& sample,
+                                                                  Stop& stop, const token_callback& on_token = {}) {
     return detail::generate_impl(dec, cache, &tok, prompt, sample, stop, on_token, {});
 }
 
 // The same without a tokenizer: tokens and log-probabilities only, `text` stays empty (for
 // benchmarks, and models whose vocabulary is not at hand).
 template <class Decoder, class Cache, sampler Sampler, stopping_criterion Stop>
-    requires token_decoder<Decoder, Cache>
-generation_result generate(Decoder& dec, Cache& cache, std::span<const token_id> prompt, Sampler& sample, Stop& stop,
-                           const token_callback& on_token = {}) {
+requires token_decoder<Decoder, Cache> generation_result generate(Decoder& dec, Cache& cache,
+                                                                  std::span<const token_id> prompt, Sampler& sample,
+                                                                  Stop& stop, const token_callback& on_token = {}) {
     return detail::generate_impl(dec, cache, nullptr, prompt, sample, stop, on_token, {});
 }
 
@@ -114,9 +117,10 @@ generation_result generate(Decoder& dec, Cache& cache, std::span<const token_id>
 // detail::check_context_shift says (no_cache, too much kept; unsupported_error for learned positions
 // or a cache the decoder cannot shift).
 template <class Decoder, class Cache>
-    requires token_decoder<Decoder, Cache>
-generation_result generate(Decoder& dec, Cache& cache, const tokenizer& tok, std::span<const token_id> prompt,
-                           const generation_options& options, const token_callback& on_token = {}) {
+requires token_decoder<Decoder, Cache> generation_result generate(Decoder& dec, Cache& cache, const tokenizer& tok,
+                                                                  std::span<const token_id> prompt,
+                                                                  const generation_options& options,
+                                                                  const token_callback& on_token = {}) {
     auto p = make_single_sample(options, tok, "generate", "use generate_n");
     detail::set_context_shift(p.settings, options, prompt, tok.bos());
     return detail::generate_impl(dec, cache, &tok, prompt, p.sample, p.stop, on_token, p.settings);

@@ -12,7 +12,7 @@
 #pragma once
 
 #include <nexttok/cache/paged_kv_cache.hpp>
-#include <nexttok/generation/detail/loop_settings.hpp>
+#include <nexttok/detail/loop_settings.hpp>
 #include <nexttok/generation/generate.hpp>
 #include <nexttok/generation/generation_options.hpp>
 #include <nexttok/generation/generation_result.hpp>
@@ -53,9 +53,11 @@ loop_settings prefill_once(Decoder& dec, Cache& cache, const tokenizer& tok, std
 
 // Throws invalid_argument_error for bad options, an empty prompt or one that does not fit the cache.
 template <class Decoder, class Cache>
-    requires token_decoder<Decoder, Cache> && (Cache::retains_history)
-std::vector<generation_result> generate_n(Decoder& dec, Cache& cache, const tokenizer& tok, std::span<const token_id> prompt,
-                                          const generation_options& options, const token_callback& on_token = {}) {
+requires token_decoder<Decoder, Cache> &&
+    (Cache::retains_history)std::vector<generation_result> generate_n(Decoder& dec, Cache& cache, const tokenizer& tok,
+                                                                      std::span<const token_id> prompt,
+                                                                      const generation_options& options,
+                                                                      const token_callback& on_token = {}) {
     const sampling_options resolved = resolve_sampling(options, tok);  // validates
     detail::check_prompt(prompt.size(), cache.capacity(), "generate_n");
 
@@ -84,13 +86,13 @@ std::vector<generation_result> generate_n(Decoder& dec, Cache& cache, const toke
 // sample ends, so the pool holds the prompt's blocks plus one sample's at a time; nothing is held
 // afterwards (also when something throws). Results equal those on a kv_cache.
 template <class Decoder, class Pool>
-    requires requires(Pool& p, seq_id s) {
-        { p.fork(s) } -> std::same_as<seq_id>;
-        p.sequence(s);
-        p.release(s);
-    } && token_decoder<Decoder, decltype(std::declval<Pool&>().sequence(seq_id{}))>
-std::vector<generation_result> generate_n(Decoder& dec, Pool& pool, const tokenizer& tok, std::span<const token_id> prompt,
-                                          const generation_options& options, const token_callback& on_token = {}) {
+requires requires(Pool& p, seq_id s) {
+    { p.fork(s) } -> std::same_as<seq_id>;
+    p.sequence(s);
+    p.release(s);
+} && token_decoder<Decoder, decltype(std::declval<Pool&>().sequence(seq_id{}))> std::vector<generation_result>
+generate_n(Decoder& dec, Pool& pool, const tokenizer& tok, std::span<const token_id> prompt,
+           const generation_options& options, const token_callback& on_token = {}) {
     const sampling_options resolved = resolve_sampling(options, tok);  // validates
     detail::check_prompt(prompt.size(), pool.max_seq_len(), "generate_n");
 

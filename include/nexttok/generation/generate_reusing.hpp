@@ -36,9 +36,9 @@
 #pragma once
 
 #include <nexttok/cache/kv_storage.hpp>
+#include <nexttok/detail/loop_settings.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/generation/cached_tokens.hpp>
-#include <nexttok/generation/detail/loop_settings.hpp>
 #include <nexttok/generation/generate.hpp>
 #include <nexttok/generation/generation_options.hpp>
 #include <nexttok/generation/generation_result.hpp>
@@ -61,7 +61,8 @@ namespace nexttok {
 // A decoder and a cache that generate_reusing can work on: the cache keeps history and can drop its
 // last positions (kv_cache, q8_0_kv_cache, a paged sequence; not no_cache).
 template <class Decoder, class Cache>
-concept prefix_reusing_decoder = token_decoder<Decoder, Cache> && rewindable_kv_storage<Cache, typename Decoder::scalar_type>;
+concept prefix_reusing_decoder =
+    token_decoder<Decoder, Cache> && rewindable_kv_storage<Cache, typename Decoder::scalar_type>;
 
 namespace detail {
 
@@ -72,16 +73,20 @@ generation_result generate_reusing_impl(Decoder& dec, Cache& cache, cached_token
                                         const token_callback& on_token, loop_settings settings) {
     check_prompt(prompt.size(), cache.capacity(), "generate_reusing");
     if (settings.context_shift)
-        throw invalid_argument_error("generate_reusing: context_shift is not supported: a shift re-rotates the cached keys, so the "
-                                     "cache would no longer hold what a prefill of its tokens writes (use generate())");
+        throw invalid_argument_error(
+            "generate_reusing: context_shift is not supported: a shift re-rotates the cached keys, so the "
+            "cache would no longer hold what a prefill of its tokens writes (use generate())");
     // A record longer than what the cache holds is stale (the cache was cleared behind its back).
     const std::int64_t n_reused = held.size() <= cache.size() ? held.reusable_prefix(prompt) : 0;
     held.clear();  // says nothing until this generation completes
 
     const auto t0 = std::chrono::steady_clock::now();
-    std::vector<float> logits(static_cast<std::size_t>(dec.config().vocab_size));  // (vocab_size), the prompt's last position's
-    if (n_reused > 0) cache.truncate(n_reused);
-    else cache.clear();
+    std::vector<float> logits(
+        static_cast<std::size_t>(dec.config().vocab_size));  // (vocab_size), the prompt's last position's
+    if (n_reused > 0)
+        cache.truncate(n_reused);
+    else
+        cache.clear();
     const std::span<const token_id> rest = prompt.subspan(static_cast<std::size_t>(n_reused));
     dec.reserve(static_cast<std::int64_t>(rest.size()), cache.capacity());
     dec.forward(rest, n_reused, cache, logits);
@@ -106,10 +111,9 @@ generation_result generate_reusing_impl(Decoder& dec, Cache& cache, cached_token
 // describe `cache` (see cached_tokens.hpp); it is updated. Throws invalid_argument_error for an empty
 // prompt or one longer than the cache's capacity.
 template <class Decoder, class Cache, sampler Sampler, stopping_criterion Stop>
-    requires prefix_reusing_decoder<Decoder, Cache>
-generation_result generate_reusing(Decoder& dec, Cache& cache, cached_tokens& held, const tokenizer& tok,
-                                   std::span<const token_id> prompt, Sampler& sample, Stop& stop,
-                                   const token_callback& on_token = {}) {
+requires prefix_reusing_decoder<Decoder, Cache> generation_result
+generate_reusing(Decoder& dec, Cache& cache, cached_tokens& held, const tokenizer& tok,
+                 std::span<const token_id> prompt, Sampler& sample, Stop& stop, const token_callback& on_token = {}) {
     return detail::generate_reusing_impl(dec, cache, held, &tok, prompt, sample, stop, on_token, {});
 }
 
@@ -117,10 +121,9 @@ generation_result generate_reusing(Decoder& dec, Cache& cache, cached_tokens& he
 // generate(dec, cache, tok, prompt, options). Throws invalid_argument_error when options.n_samples
 // != 1, when options.context_shift is set (see above), or for bad options.
 template <class Decoder, class Cache>
-    requires prefix_reusing_decoder<Decoder, Cache>
-generation_result generate_reusing(Decoder& dec, Cache& cache, cached_tokens& held, const tokenizer& tok,
-                                   std::span<const token_id> prompt, const generation_options& options,
-                                   const token_callback& on_token = {}) {
+requires prefix_reusing_decoder<Decoder, Cache> generation_result generate_reusing(
+    Decoder& dec, Cache& cache, cached_tokens& held, const tokenizer& tok, std::span<const token_id> prompt,
+    const generation_options& options, const token_callback& on_token = {}) {
     auto p = make_single_sample(options, tok, "generate_reusing", "one sample per call");
     p.settings.context_shift = options.context_shift;
     return detail::generate_reusing_impl(dec, cache, held, &tok, prompt, p.sample, p.stop, on_token, p.settings);

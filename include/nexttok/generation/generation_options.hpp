@@ -85,7 +85,8 @@ struct generation_options {
 
     // Throws invalid_argument_error naming the first bad field and its value (sampling fields too).
     void validate() const {
-        if (max_new_tokens < -1) fail_("max_new_tokens", std::to_string(max_new_tokens), "must be >= -1 (-1 = no limit)");
+        if (max_new_tokens < -1)
+            fail_("max_new_tokens", std::to_string(max_new_tokens), "must be >= -1 (-1 = no limit)");
         if (max_length < 0) fail_("max_length", std::to_string(max_length), "must be >= 0 (0 = no limit)");
         if (min_new_tokens < 0) fail_("min_new_tokens", std::to_string(min_new_tokens), "must be >= 0");
         if (keep < -1) fail_("keep", std::to_string(keep), "must be >= -1 (-1 = the whole prompt)");

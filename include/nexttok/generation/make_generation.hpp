@@ -3,7 +3,7 @@
 // EOS criterion) and to turn DRY's string breakers into token sequences.
 #pragma once
 
-#include <nexttok/generation/detail/loop_settings.hpp>
+#include <nexttok/detail/loop_settings.hpp>
 #include <nexttok/generation/generation_options.hpp>
 #include <nexttok/sampling/any_sampler.hpp>
 #include <nexttok/sampling/dry.hpp>
@@ -51,16 +51,18 @@ inline sampling_options resolve_sampling(const generation_options& options, cons
 // The sampler of sample `sample_index` (its seed is options.sampling.seed + sample_index): the chain of
 // make_sampler(sampling_options) with min-new-tokens (EOS masked) after the constraints. `resolved`:
 // resolve_sampling(options, tok), computed once for several samples.
-inline any_sampler make_sampler(const generation_options& options, const tokenizer& tok, const sampling_options& resolved,
-                                std::int64_t sample_index = 0) {
+inline any_sampler make_sampler(const generation_options& options, const tokenizer& tok,
+                                const sampling_options& resolved, std::int64_t sample_index = 0) {
     sampling_options s = resolved;
     s.seed += static_cast<std::uint64_t>(sample_index);
     std::vector<any_processor> extra;
-    if (options.min_new_tokens > 0 && !options.ignore_eos) extra.emplace_back(min_new_tokens(options.min_new_tokens, eos_ids_of(options, tok)));
+    if (options.min_new_tokens > 0 && !options.ignore_eos)
+        extra.emplace_back(min_new_tokens(options.min_new_tokens, eos_ids_of(options, tok)));
     return make_sampler(s, std::move(extra));
 }
 
-inline any_sampler make_sampler(const generation_options& options, const tokenizer& tok, std::int64_t sample_index = 0) {
+inline any_sampler make_sampler(const generation_options& options, const tokenizer& tok,
+                                std::int64_t sample_index = 0) {
     return make_sampler(options, tok, resolve_sampling(options, tok), sample_index);
 }
 
@@ -90,9 +92,10 @@ struct single_sample_policies {
 };
 
 inline single_sample_policies make_single_sample(const generation_options& options, const tokenizer& tok,
-                                                  const char* caller, const char* hint) {
+                                                 const char* caller, const char* hint) {
     if (options.n_samples != 1)
-        throw invalid_argument_error(std::string(caller) + ": n_samples = " + std::to_string(options.n_samples) + ": " + hint);
+        throw invalid_argument_error(std::string(caller) + ": n_samples = " + std::to_string(options.n_samples) + ": " +
+                                     hint);
     single_sample_policies p{make_sampler(options, tok), make_stopping(options, tok), {}};
     p.settings.n_logprobs = options.n_logprobs;
     return p;

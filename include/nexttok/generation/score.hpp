@@ -14,8 +14,8 @@
 #pragma once
 
 #include <nexttok/decoder/decoder.hpp>
+#include <nexttok/detail/check_logits.hpp>
 #include <nexttok/error.hpp>
-#include <nexttok/generation/detail/check_logits.hpp>
 #include <nexttok/generation/detail/logprobs.hpp>
 #include <nexttok/generation/token_decoder.hpp>
 #include <nexttok/types.hpp>
@@ -48,14 +48,16 @@ struct score_result {
 // Throws invalid_argument_error for an empty prompt (the first continuation token needs a context:
 // pass BOS), an empty continuation, ids outside the vocabulary, or more tokens than the cache holds.
 template <class Decoder, class Cache>
-    requires token_decoder<Decoder, Cache>
-score_result score(Decoder& dec, Cache& cache, std::span<const token_id> prompt, std::span<const token_id> continuation) {
-    if (prompt.empty()) throw invalid_argument_error("score: the prompt is empty (expected at least one token, e.g. BOS)");
+requires token_decoder<Decoder, Cache> score_result score(Decoder& dec, Cache& cache, std::span<const token_id> prompt,
+                                                          std::span<const token_id> continuation) {
+    if (prompt.empty())
+        throw invalid_argument_error("score: the prompt is empty (expected at least one token, e.g. BOS)");
     if (continuation.empty()) throw invalid_argument_error("score: the continuation is empty");
     const std::size_t n_total = prompt.size() + continuation.size();
     if (static_cast<std::int64_t>(n_total) > cache.capacity())
         throw invalid_argument_error("score: prompt + continuation = " + std::to_string(n_total) +
-                                     " tokens, more than the context of " + std::to_string(cache.capacity()) + " positions");
+                                     " tokens, more than the context of " + std::to_string(cache.capacity()) +
+                                     " positions");
     const auto vocab = static_cast<std::size_t>(dec.config().vocab_size);
     std::vector<token_id> tokens(prompt.begin(), prompt.end());
     tokens.insert(tokens.end(), continuation.begin(), continuation.end());
@@ -69,7 +71,8 @@ score_result score(Decoder& dec, Cache& cache, std::span<const token_id> prompt,
     for (std::size_t i = 0; i < continuation.size(); ++i) {
         const std::span<const float> row(logits.data() + (prompt.size() - 1 + i) * vocab, vocab);
         detail::check_logits(row, static_cast<std::int64_t>(prompt.size() - 1 + i), "score");
-        const double lp = static_cast<double>(row[static_cast<std::size_t>(continuation[i])]) - detail::log_sum_exp(row);
+        const double lp =
+            static_cast<double>(row[static_cast<std::size_t>(continuation[i])]) - detail::log_sum_exp(row);
         r.token_logprobs.push_back(static_cast<float>(lp));
         r.logprob += lp;
     }
@@ -110,17 +113,19 @@ struct score_window_options {
 // Throws invalid_argument_error as score() does (but not for a long text), and for a window or stride
 // outside its range.
 template <class Decoder, class Cache>
-    requires token_decoder<Decoder, Cache>
-score_result score_windows(Decoder& dec, Cache& cache, std::span<const token_id> prompt, std::span<const token_id> continuation,
-                           const score_window_options& options = {}) {
+requires token_decoder<Decoder, Cache> score_result score_windows(Decoder& dec, Cache& cache,
+                                                                  std::span<const token_id> prompt,
+                                                                  std::span<const token_id> continuation,
+                                                                  const score_window_options& options = {}) {
     const std::int64_t w = options.window == 0 ? cache.capacity() : options.window;
     if (w < 2 || w > cache.capacity())
-        throw invalid_argument_error("score_windows: window = " + std::to_string(options.window) + ": expected 2 to the cache's " +
-                                     std::to_string(cache.capacity()) + " positions (0: the cache's)");
+        throw invalid_argument_error("score_windows: window = " + std::to_string(options.window) +
+                                     ": expected 2 to the cache's " + std::to_string(cache.capacity()) +
+                                     " positions (0: the cache's)");
     const std::int64_t stride = options.stride == 0 ? w / 2 : options.stride;
     if (stride < 1 || stride >= w)
-        throw invalid_argument_error("score_windows: stride = " + std::to_string(options.stride) + ": expected 1 to window - 1 = " +
-                                     std::to_string(w - 1) + " (0: window / 2)");
+        throw invalid_argument_error("score_windows: stride = " + std::to_string(options.stride) +
+                                     ": expected 1 to window - 1 = " + std::to_string(w - 1) + " (0: window / 2)");
     const auto n_prompt = static_cast<std::int64_t>(prompt.size());
     const std::int64_t n_total = n_prompt + static_cast<std::int64_t>(continuation.size());
     if (n_total <= w || prompt.empty() || continuation.empty()) return score(dec, cache, prompt, continuation);

@@ -35,10 +35,10 @@
 // top-n search's scratch of vocab_size entries once, on the first step).
 #pragma once
 
+#include <nexttok/detail/check_logits.hpp>
+#include <nexttok/detail/loop_settings.hpp>
 #include <nexttok/error.hpp>
-#include <nexttok/generation/detail/check_logits.hpp>
 #include <nexttok/generation/detail/logprobs.hpp>
-#include <nexttok/generation/detail/loop_settings.hpp>
 #include <nexttok/generation/detail/text_release.hpp>
 #include <nexttok/generation/generation_result.hpp>
 #include <nexttok/generation/token_event.hpp>
@@ -72,9 +72,14 @@ public:
     // settings.context_shift). settings: copied. Throws
     // invalid_argument_error for an empty prompt or one longer than capacity.
     sequence_generator(const tokenizer* tok, std::span<const token_id> prompt, Sampler& sample, Stop& stop,
-                       const token_callback& on_token, std::int64_t capacity, const detail::loop_settings& settings = {})
-        : sample_(&sample), stop_(&stop), on_token_(&on_token), capacity_(capacity), settings_(settings),
-          n_prompt_(static_cast<std::int64_t>(prompt.size())) {
+                       const token_callback& on_token, std::int64_t capacity,
+                       const detail::loop_settings& settings = {})
+            : sample_(&sample),
+              stop_(&stop),
+              on_token_(&on_token),
+              capacity_(capacity),
+              settings_(settings),
+              n_prompt_(static_cast<std::int64_t>(prompt.size())) {
         detail::check_prompt(prompt.size(), capacity, "sequence_generator");
         const auto max_steps = static_cast<std::size_t>(reserved_steps_(capacity, n_prompt_, settings_));
         result_.tokens.reserve(max_steps);
@@ -158,7 +163,8 @@ public:
     // the reason is recorded unless one already is. finish() still flushes and streams the held-back
     // text. Throws invalid_argument_error for finish_reason::none.
     void stop_with(finish_reason why) {
-        if (why == finish_reason::none) throw invalid_argument_error("sequence_generator::stop_with: finish_reason::none ends nothing");
+        if (why == finish_reason::none)
+            throw invalid_argument_error("sequence_generator::stop_with: finish_reason::none ends nothing");
         if (result_.reason != finish_reason::none) return;
         result_.reason = why;
         end_timing_();
@@ -204,7 +210,8 @@ private:
 
     // Tokens generated at most: capacity - n_prompt + 1, or with context shift (no capacity bound)
     // max_new_tokens (capped at 2^20 for the reservation; -1: as without context shift).
-    static std::int64_t reserved_steps_(std::int64_t capacity, std::int64_t n_prompt, const detail::loop_settings& s) noexcept {
+    static std::int64_t reserved_steps_(std::int64_t capacity, std::int64_t n_prompt,
+                                        const detail::loop_settings& s) noexcept {
         const std::int64_t in_cache = capacity - n_prompt + 1;
         if (!s.context_shift || s.max_new_tokens < 0) return in_cache;
         return std::max(in_cache, std::min<std::int64_t>(s.max_new_tokens, std::int64_t{1} << 20));
@@ -223,7 +230,8 @@ private:
         result_.processed_logprobs.push_back(static_cast<float>(sample_->last_logprob()));
         if (settings_.n_logprobs > 0) {
             result_.top_logprobs.emplace_back();
-            detail::top_logprobs(logits, lse, static_cast<std::size_t>(settings_.n_logprobs), order_, result_.top_logprobs.back());
+            detail::top_logprobs(logits, lse, static_cast<std::size_t>(settings_.n_logprobs), order_,
+                                 result_.top_logprobs.back());
         }
     }
 
@@ -264,24 +272,24 @@ private:
         const std::span<const token_logprob> top = settings_.n_logprobs > 0
                                                        ? std::span<const token_logprob>(result_.top_logprobs.back())
                                                        : std::span<const token_logprob>();
-        const bool go_on = (*on_token_)(token_event{id, released, result_.logprobs.back(), n_generated() - 1, top,
-                                                    settings_.sample_index});
+        const bool go_on = (*on_token_)(
+            token_event{id, released, result_.logprobs.back(), n_generated() - 1, top, settings_.sample_index});
         if (!go_on && result_.reason == finish_reason::none) result_.reason = finish_reason::callback;
     }
 
-    Sampler* sample_;                  // non-owning
-    Stop* stop_;                       // non-owning
-    const token_callback* on_token_;   // non-owning; may hold no target
+    Sampler* sample_;                 // non-owning
+    Stop* stop_;                      // non-owning
+    const token_callback* on_token_;  // non-owning; may hold no target
     std::int64_t capacity_;
     detail::loop_settings settings_;
     std::int64_t n_prompt_;
-    std::vector<token_id> sequence_;   // (n_prompt + n_generated) ids, reserved for n_prompt + reserved_steps_
-    generation_result result_;         // built in place, moved out by finish()
-    std::optional<detokenizer> detok_; // absent without a tokenizer
-    detail::text_release shown_;       // how much of result_.text the callback has seen
-    std::vector<std::uint32_t> order_; // scratch of the top-n search (vocab_size entries)
-    clock::time_point t0_{};           // start of the phase being timed
-    bool cut_ = false;                 // a stop string cut result_.text: the detokenizer's rest is dropped
+    std::vector<token_id> sequence_;    // (n_prompt + n_generated) ids, reserved for n_prompt + reserved_steps_
+    generation_result result_;          // built in place, moved out by finish()
+    std::optional<detokenizer> detok_;  // absent without a tokenizer
+    detail::text_release shown_;        // how much of result_.text the callback has seen
+    std::vector<std::uint32_t> order_;  // scratch of the top-n search (vocab_size entries)
+    clock::time_point t0_{};            // start of the phase being timed
+    bool cut_ = false;                  // a stop string cut result_.text: the detokenizer's rest is dropped
     bool prefill_timed_ = false;
     bool started_ = false;
     bool finish_called_ = false;

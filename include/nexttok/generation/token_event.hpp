@@ -14,12 +14,12 @@ namespace nexttok {
 
 struct token_event {
     token_id id = no_token;
-    std::string_view text;   // newly released text (may be empty: a held-back partial character or
-                             // possible stop-string prefix, EOS); valid during the call only
-    float logprob = 0.0f;    // log-probability of `id` under the model
-    std::int64_t index = 0;  // 0 for the first generated token
+    std::string_view text;                        // newly released text (may be empty: a held-back partial character or
+                                                  // possible stop-string prefix, EOS); valid during the call only
+    float logprob = 0.0f;                         // log-probability of `id` under the model
+    std::int64_t index = 0;                       // 0 for the first generated token
     std::span<const token_logprob> top_logprobs;  // the n_logprobs most likely tokens, when asked
-    std::int64_t sample = 0; // which sample (generate_n), 0 for generate()
+    std::int64_t sample = 0;                      // which sample (generate_n), 0 for generate()
 };
 
 // Called once per generated token, after the stopping criteria have seen it; returning false stops

@@ -20,8 +20,7 @@ static_assert(std::endian::native == std::endian::little, "nexttok reads little-
 
 class byte_reader {
 public:
-    byte_reader(std::span<const std::byte> bytes, std::string file_name)
-        : bytes_(bytes), file_(std::move(file_name)) {}
+    byte_reader(std::span<const std::byte> bytes, std::string file_name) : bytes_(bytes), file_(std::move(file_name)) {}
 
     std::size_t offset() const noexcept { return pos_; }
     std::size_t size() const noexcept { return bytes_.size(); }
@@ -37,8 +36,7 @@ public:
     }
 
     template <class T>
-        requires std::is_trivially_copyable_v<T>
-    T read(std::string_view what) {
+    requires std::is_trivially_copyable_v<T> T read(std::string_view what) {
         require(sizeof(T), what);
         T value;
         std::memcpy(&value, bytes_.data() + pos_, sizeof(T));

@@ -13,7 +13,7 @@
 #include <nexttok/io/byte_reader.hpp>
 #include <nexttok/io/gguf_value.hpp>
 #include <nexttok/io/mapped_file.hpp>
-#include <nexttok/io/tensor_view.hpp>
+#include <nexttok/tensor/tensor_view.hpp>
 
 #include <algorithm>
 #include <cstdint>

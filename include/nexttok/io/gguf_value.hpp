@@ -33,7 +33,7 @@ enum class gguf_type : std::uint32_t {
 inline constexpr std::uint32_t gguf_type_count = 13;
 
 inline std::string_view to_string(gguf_type t) noexcept {
-    static constexpr std::string_view names[] = {"u8",  "i8",   "u16",    "i16",   "u32", "i32", "f32",
+    static constexpr std::string_view names[] = {"u8",   "i8",     "u16",   "i16", "u32", "i32", "f32",
                                                  "bool", "string", "array", "u64", "i64", "f64"};
     const auto i = static_cast<std::uint32_t>(t);
     return i < gguf_type_count ? names[i] : std::string_view("unknown");
@@ -44,16 +44,21 @@ inline constexpr std::size_t gguf_scalar_bytes(gguf_type t) noexcept {
     switch (t) {
         case gguf_type::u8:
         case gguf_type::i8:
-        case gguf_type::boolean: return 1;
+        case gguf_type::boolean:
+            return 1;
         case gguf_type::u16:
-        case gguf_type::i16: return 2;
+        case gguf_type::i16:
+            return 2;
         case gguf_type::u32:
         case gguf_type::i32:
-        case gguf_type::f32: return 4;
+        case gguf_type::f32:
+            return 4;
         case gguf_type::u64:
         case gguf_type::i64:
-        case gguf_type::f64: return 8;
-        default: return 0;
+        case gguf_type::f64:
+            return 8;
+        default:
+            return 0;
     }
 }
 
@@ -71,15 +76,23 @@ struct gguf_value {
     // Arrays (type == array).
     gguf_type element_type = gguf_type::u8;
     std::uint64_t count = 0;
-    std::span<const std::byte> raw;      // numeric elements, packed little-endian (not copied)
+    std::span<const std::byte> raw;         // numeric elements, packed little-endian (not copied)
     std::vector<std::string_view> strings;  // string elements
     std::vector<gguf_value> items;          // nested-array elements
 
     bool is_integer() const noexcept {
         switch (type) {
-            case gguf_type::u8: case gguf_type::i8: case gguf_type::u16: case gguf_type::i16:
-            case gguf_type::u32: case gguf_type::i32: case gguf_type::u64: case gguf_type::i64: return true;
-            default: return false;
+            case gguf_type::u8:
+            case gguf_type::i8:
+            case gguf_type::u16:
+            case gguf_type::i16:
+            case gguf_type::u32:
+            case gguf_type::i32:
+            case gguf_type::u64:
+            case gguf_type::i64:
+                return true;
+            default:
+                return false;
         }
     }
     bool is_signed() const noexcept {
@@ -91,18 +104,30 @@ struct gguf_value {
     double number_at(std::uint64_t k) const noexcept {
         const std::byte* p = raw.data() + k * gguf_scalar_bytes(element_type);
         switch (element_type) {
-            case gguf_type::u8: return static_cast<double>(load<std::uint8_t>(p));
-            case gguf_type::i8: return static_cast<double>(load<std::int8_t>(p));
-            case gguf_type::u16: return static_cast<double>(load<std::uint16_t>(p));
-            case gguf_type::i16: return static_cast<double>(load<std::int16_t>(p));
-            case gguf_type::u32: return static_cast<double>(load<std::uint32_t>(p));
-            case gguf_type::i32: return static_cast<double>(load<std::int32_t>(p));
-            case gguf_type::f32: return static_cast<double>(load<float>(p));
-            case gguf_type::boolean: return load<std::uint8_t>(p) != 0 ? 1.0 : 0.0;
-            case gguf_type::u64: return static_cast<double>(load<std::uint64_t>(p));
-            case gguf_type::i64: return static_cast<double>(load<std::int64_t>(p));
-            case gguf_type::f64: return load<double>(p);
-            default: return 0.0;
+            case gguf_type::u8:
+                return static_cast<double>(load<std::uint8_t>(p));
+            case gguf_type::i8:
+                return static_cast<double>(load<std::int8_t>(p));
+            case gguf_type::u16:
+                return static_cast<double>(load<std::uint16_t>(p));
+            case gguf_type::i16:
+                return static_cast<double>(load<std::int16_t>(p));
+            case gguf_type::u32:
+                return static_cast<double>(load<std::uint32_t>(p));
+            case gguf_type::i32:
+                return static_cast<double>(load<std::int32_t>(p));
+            case gguf_type::f32:
+                return static_cast<double>(load<float>(p));
+            case gguf_type::boolean:
+                return load<std::uint8_t>(p) != 0 ? 1.0 : 0.0;
+            case gguf_type::u64:
+                return static_cast<double>(load<std::uint64_t>(p));
+            case gguf_type::i64:
+                return static_cast<double>(load<std::int64_t>(p));
+            case gguf_type::f64:
+                return load<double>(p);
+            default:
+                return 0.0;
         }
     }
 

@@ -9,8 +9,8 @@
 
 #include <nexttok/error.hpp>
 #include <nexttok/io/gguf_value.hpp>
-#include <nexttok/io/tensor_type.hpp>
-#include <nexttok/io/tensor_view.hpp>
+#include <nexttok/tensor/tensor_type.hpp>
+#include <nexttok/tensor/tensor_view.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -28,11 +28,26 @@ public:
     static constexpr std::uint32_t alignment = 32;  // GGUF's default (general.alignment absent)
 
     void add_u32(const std::string& key, std::uint32_t v) { scalar(key, 4, v); }
+    void add_i32(const std::string& key, std::int32_t v) { scalar(key, 5, v); }
     void add_f32(const std::string& key, float v) { scalar(key, 6, v); }
     void add_bool(const std::string& key, bool v) { scalar(key, 7, static_cast<std::uint8_t>(v)); }
     void add_string(const std::string& key, const std::string& v) {
         begin(key, 8);
         put_string(meta_, v);
+    }
+
+    // Arrays of strings, f32 and i32 (a vocabulary, its scores, its token types).
+    void add_strings(const std::string& key, const std::vector<std::string>& v) {
+        begin_array(key, 8, v.size());
+        for (const std::string& x : v) put_string(meta_, x);
+    }
+    void add_f32s(const std::string& key, const std::vector<float>& v) {
+        begin_array(key, 6, v.size());
+        for (const float x : v) put(meta_, x);
+    }
+    void add_i32s(const std::string& key, const std::vector<std::int32_t>& v) {
+        begin_array(key, 5, v.size());
+        for (const std::int32_t x : v) put(meta_, x);
     }
 
     // A value read from a GGUF file (gguf_file::metadata()), of any type, arrays and nested arrays
@@ -46,7 +61,8 @@ public:
 
     // A tensor of ggml shape ne (ne[0] = row length) and type `type`; `bytes` is its data, exactly
     // the size the type and shape require (checked).
-    void add_tensor(const std::string& name, tensor_type type, std::vector<std::uint64_t> ne, std::span<const std::byte> bytes) {
+    void add_tensor(const std::string& name, tensor_type type, std::vector<std::uint64_t> ne,
+                    std::span<const std::byte> bytes) {
         const auto traits = find_tensor_type_traits(static_cast<std::uint32_t>(type));
         if (!traits || ne.empty() || ne.size() > 4)
             throw invalid_argument_error("gguf_writer: tensor '" + name + "': bad type or number of dimensions");
@@ -112,18 +128,42 @@ private:
     // and elements.
     static void put_value(std::string& out, const gguf_value& v) {
         switch (v.type) {
-            case gguf_type::u8: put(out, static_cast<std::uint8_t>(v.u)); break;
-            case gguf_type::i8: put(out, static_cast<std::int8_t>(v.i)); break;
-            case gguf_type::u16: put(out, static_cast<std::uint16_t>(v.u)); break;
-            case gguf_type::i16: put(out, static_cast<std::int16_t>(v.i)); break;
-            case gguf_type::u32: put(out, static_cast<std::uint32_t>(v.u)); break;
-            case gguf_type::i32: put(out, static_cast<std::int32_t>(v.i)); break;
-            case gguf_type::u64: put(out, v.u); break;
-            case gguf_type::i64: put(out, v.i); break;
-            case gguf_type::f32: put(out, static_cast<float>(v.f)); break;
-            case gguf_type::f64: put(out, v.f); break;
-            case gguf_type::boolean: put(out, static_cast<std::uint8_t>(v.b)); break;
-            case gguf_type::string: put_string(out, std::string(v.str)); break;
+            case gguf_type::u8:
+                put(out, static_cast<std::uint8_t>(v.u));
+                break;
+            case gguf_type::i8:
+                put(out, static_cast<std::int8_t>(v.i));
+                break;
+            case gguf_type::u16:
+                put(out, static_cast<std::uint16_t>(v.u));
+                break;
+            case gguf_type::i16:
+                put(out, static_cast<std::int16_t>(v.i));
+                break;
+            case gguf_type::u32:
+                put(out, static_cast<std::uint32_t>(v.u));
+                break;
+            case gguf_type::i32:
+                put(out, static_cast<std::int32_t>(v.i));
+                break;
+            case gguf_type::u64:
+                put(out, v.u);
+                break;
+            case gguf_type::i64:
+                put(out, v.i);
+                break;
+            case gguf_type::f32:
+                put(out, static_cast<float>(v.f));
+                break;
+            case gguf_type::f64:
+                put(out, v.f);
+                break;
+            case gguf_type::boolean:
+                put(out, static_cast<std::uint8_t>(v.b));
+                break;
+            case gguf_type::string:
+                put_string(out, std::string(v.str));
+                break;
             case gguf_type::array:
                 put(out, static_cast<std::uint32_t>(v.element_type));
                 put(out, v.count);
@@ -134,7 +174,9 @@ private:
                 else
                     out.append(reinterpret_cast<const char*>(v.raw.data()), v.raw.size());
                 break;
-            default: throw invalid_argument_error("gguf_writer: value of unknown type " + std::to_string(static_cast<std::uint32_t>(v.type)));
+            default:
+                throw invalid_argument_error("gguf_writer: value of unknown type " +
+                                             std::to_string(static_cast<std::uint32_t>(v.type)));
         }
     }
     void begin(const std::string& key, std::uint32_t type) {
@@ -146,6 +188,11 @@ private:
     void scalar(const std::string& key, std::uint32_t type, T v) {
         begin(key, type);
         put(meta_, v);
+    }
+    void begin_array(const std::string& key, std::uint32_t element_type, std::size_t n) {
+        begin(key, 9);
+        put(meta_, element_type);
+        put(meta_, std::uint64_t{n});
     }
 
     std::string meta_;  // the key/value pairs, serialized

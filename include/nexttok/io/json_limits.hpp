@@ -33,7 +33,8 @@ template <class Json = nlohmann::json>
 Json parse_json_bounded(std::string_view text, std::string_view where, int max_depth = max_json_depth) {
     // The callback sees a container's start with depth = the number of containers around it.
     const typename Json::parser_callback_t limit = [&](int depth, typename Json::parse_event_t event, Json&) {
-        if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) && depth >= max_depth)
+        if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) &&
+            depth >= max_depth)
             throw format_error(std::string(where) + ": JSON nested deeper than " + std::to_string(max_depth) +
                                " levels (objects and arrays)");
         return true;
@@ -74,7 +75,8 @@ void quote_json_into(std::string& out, const Json& v, std::size_t limit, int dep
     constexpr int max_quoted_depth = 8;
     const auto dump_string = [&](std::string_view s) {
         // One more byte than fits, so that the caller sees the cut; invalid UTF-8 becomes U+FFFD.
-        out += Json(std::string(s.substr(0, limit + 1 - std::min(out.size(), limit)))).dump(-1, ' ', false, Json::error_handler_t::replace);
+        out += Json(std::string(s.substr(0, limit + 1 - std::min(out.size(), limit))))
+                   .dump(-1, ' ', false, Json::error_handler_t::replace);
     };
     if (v.is_object() || v.is_array()) {
         const bool object = v.is_object();
@@ -125,10 +127,11 @@ Json parse_json_text(std::string_view text, std::string_view where, int max_dept
         // what() is "[json.exception.parse_error.101] parse error at line L, column C: <reason>".
         std::string_view reason = e.what();
         if (const auto at = reason.find("column "); at != std::string_view::npos)
-            if (const auto colon = reason.find(": ", at); colon != std::string_view::npos) reason.remove_prefix(colon + 2);
+            if (const auto colon = reason.find(": ", at); colon != std::string_view::npos)
+                reason.remove_prefix(colon + 2);
         throw format_error(std::string(where) + ": not valid JSON at line " + std::to_string(line) + ", column " +
-                           std::to_string(offset - line_start + 1) + " (byte offset " + detail::hex_offset(offset) + "): " +
-                           quote_text(reason, 2 * max_quote_bytes));
+                           std::to_string(offset - line_start + 1) + " (byte offset " + detail::hex_offset(offset) +
+                           "): " + quote_text(reason, 2 * max_quote_bytes));
     } catch (const nlohmann::json::exception& e) {
         throw format_error(std::string(where) + ": not valid JSON: " + quote_text(e.what(), 2 * max_quote_bytes));
     }

@@ -6,21 +6,27 @@
 //   value row once for all of them, its accumulators in registers over all t.
 // Neither depends on how positions are split between calls or threads: decode and prefill, 1 and N
 // threads give the same bits.
+// - causal_attention: grouped-query attention of a batch of query rows over their sequences'
+//   cached rows, split into tasks on the thread pool, built from the two above and softmax.
 #pragma once
 
 #include <nexttok/kernels/detail/simd.hpp>
 #include <nexttok/kernels/dot.hpp>
+#include <nexttok/kernels/ops.hpp>
 #include <nexttok/kernels/q8_0_rows.hpp>
+#include <nexttok/kernels/thread_pool.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace nexttok {
 
-#if defined(__AVX512F__)
+#if defined(NEXTTOK_KERNELS_AVX512)
 namespace detail {
 
 // dot_rows for the sixteen rows of one block (rows[reduce16_slot[i]] = row i), every query.
@@ -52,7 +58,7 @@ template <class Row, class X>
 inline void dot_rows(Row&& row, std::int64_t count, const X* q, std::int64_t nq, std::int64_t ldq, std::int64_t n,
                      float scale, float* out, std::int64_t ldo) noexcept {
     std::int64_t t = 0;
-#if defined(__AVX512F__)
+#if defined(NEXTTOK_KERNELS_AVX512)
     namespace s = detail::simd;
     using R = decltype(row(t));
     constexpr std::int64_t max_converted = 256;  // values per row converted at once (16 KiB for 16 rows)
@@ -86,8 +92,7 @@ inline void weighted_block(const float* p, std::int64_t ldp, Row& row, std::int6
                            std::int64_t ldo) noexcept {
     namespace s = simd;
     s::vec acc[NK][NV];
-    NEXTTOK_UNROLL for (int k = 0; k < NK; ++k)
-        NEXTTOK_UNROLL for (int c = 0; c < NV; ++c) acc[k][c] = s::zero();
+    NEXTTOK_UNROLL for (int k = 0; k < NK; ++k) { NEXTTOK_UNROLL for (int c = 0; c < NV; ++c) acc[k][c] = s::zero(); }
     for (std::int64_t t = 0; t < count; ++t) {
         const auto v = row(t) + j0;
         s::vec vv[NV];
@@ -97,16 +102,16 @@ inline void weighted_block(const float* p, std::int64_t ldp, Row& row, std::int6
             NEXTTOK_UNROLL for (int c = 0; c < NV; ++c) acc[k][c] = s::fmadd(pk, vv[c], acc[k][c]);
         }
     }
-    NEXTTOK_UNROLL for (int k = 0; k < NK; ++k)
+    NEXTTOK_UNROLL for (int k = 0; k < NK; ++k) {
         NEXTTOK_UNROLL for (int c = 0; c < NV; ++c) s::store(out + k * ldo + j0 + c * s::width, acc[k][c]);
+    }
 }
 
 // Calls f.template operator()<K>() for K = k in [1, Max] (k within that range).
 template <int Max, class F>
 inline void with_count(std::int64_t k, F&& f) {
-    [&]<int... K>(std::integer_sequence<int, K...>) {
-        ((k == K + 1 ? f.template operator()<K + 1>() : void()), ...);
-    }(std::make_integer_sequence<int, Max>{});
+    [&]<int... K>(std::integer_sequence<int, K...>) { ((k == K + 1 ? f.template operator()<K + 1>() : void()), ...); }
+    (std::make_integer_sequence<int, Max>{});
 }
 
 }  // namespace detail
@@ -128,18 +133,106 @@ inline void weighted_rows(const float* p, std::int64_t ldp, std::int64_t nk, Row
         detail::with_count<max_heads>(std::min<std::int64_t>(max_heads, nk - k0), [&]<int NK>() {
             for (std::int64_t j0 = 0; j0 < vector_cols; j0 += max_vectors * s::width) {
                 const std::int64_t vectors = std::min<std::int64_t>(max_vectors, (vector_cols - j0) / s::width);
-                detail::with_count<max_vectors>(vectors, [&]<int NV>() {
-                    detail::weighted_block<NK, NV>(pk, ldp, row, count, j0, ok, ldo);
-                });
+                detail::with_count<max_vectors>(
+                    vectors, [&]<int NV>() { detail::weighted_block<NK, NV>(pk, ldp, row, count, j0, ok, ldo); });
             }
             for (int k = 0; k < NK; ++k)
                 for (std::int64_t j = vector_cols; j < n; ++j) {
                     float sum = 0.0f;
-                    for (std::int64_t t = 0; t < count; ++t) sum = std::fma(pk[k * ldp + t], s::to_float(row(t)[j]), sum);
+                    for (std::int64_t t = 0; t < count; ++t)
+                        sum = std::fma(pk[k * ldp + t], s::to_float(row(t)[j]), sum);
                     ok[k * ldo + j] = sum;
                 }
         });
     }
+}
+
+// Elements [offset, ...) of a cached row, as dot_rows and weighted_rows read it: a pointer into a
+// row of Scalar, or a q8_0_row over blocks read in place.
+template <class T>
+inline const T* cached_row(const T* row, std::int64_t offset) noexcept {
+    return row + offset;
+}
+inline q8_0_row cached_row(const block_q8_0* row, std::int64_t offset) noexcept { return {row, offset}; }
+
+// The cached rows one query row attends to: key(t) and value(t) give the start of position t's
+// key and value rows (all heads), for t < n_pos.
+template <class Key, class Value>
+struct attention_rows {
+    Key key;
+    Value value;
+    std::int64_t n_pos;
+};
+template <class Key, class Value>
+attention_rows<Key, Value> make_attention_rows(Key key, Value value, std::int64_t n_pos) {
+    return {std::move(key), std::move(value), n_pos};
+}
+
+// Grouped-query attention's shape: query head h reads key/value head h / (n_heads / n_kv_heads).
+struct attention_shape {
+    std::int64_t n_heads = 0, n_kv_heads = 0, head_dim = 0;
+    float scale = 1.0f;  // on the scores, 1 / sqrt(head_dim)
+};
+
+// The scratch of causal_attention, per thread: scores and outputs of the query heads of one
+// key/value head. reserve() once outside the token loop; causal_attention allocates nothing.
+class attention_workspace {
+public:
+    void reserve(const attention_shape& s, int n_threads, std::int64_t max_positions) {
+        group_ = s.n_heads / s.n_kv_heads;
+        positions_ = max_positions;
+        scores_.resize(static_cast<std::size_t>(n_threads * group_ * max_positions));
+        outputs_.resize(static_cast<std::size_t>(n_threads * group_ * s.head_dim));
+        head_dim_ = s.head_dim;
+    }
+    std::int64_t positions() const noexcept { return positions_; }
+    // Thread t's scores: head k of its task at [k * positions(), + n_pos).
+    float* scores(int t) noexcept { return scores_.data() + static_cast<std::size_t>(t * group_ * positions_); }
+    // Thread t's outputs: head k of its task at [k * head_dim, + head_dim).
+    float* outputs(int t) noexcept { return outputs_.data() + static_cast<std::size_t>(t * group_ * head_dim_); }
+
+private:
+    std::int64_t group_ = 0, positions_ = 0, head_dim_ = 0;
+    std::vector<float> scores_;   // (n_threads, query heads per key head, max_positions)
+    std::vector<float> outputs_;  // (n_threads, query heads per key head, head_dim)
+};
+
+// Causal grouped-query attention of n query rows: row i, its queries q + i * n_heads * head_dim,
+// attends to the positions rows(i) gives (an attention_rows: its own sequence's [0, pos]), and its
+// output goes to att + i * n_heads * head_dim, converted to Out. A task takes several query heads
+// of one key/value head, so that their keys stay in cache and each value row is read once for all
+// of them (the whole group, halved while that would leave fewer than two tasks per thread); rows go
+// in the order 0, n - 1, 1, n - 2, ..., so that each thread's contiguous share of the tasks mixes
+// short and long causal rows. Each head's scores and output are computed exactly as alone (the same
+// sum per output), so the split changes no result. `ws` reserved for the shape and the longest row.
+template <class Out, class Rows>
+void causal_attention(const attention_shape& s, std::int64_t n, const float* q, Rows&& rows, Out* att,
+                      attention_workspace& ws, thread_pool& pool) {
+    const std::int64_t group = s.n_heads / s.n_kv_heads, hd = s.head_dim, q_dim = s.n_heads * s.head_dim;
+    std::int64_t per_task = group;
+    while (per_task % 2 == 0 && n * (s.n_heads / per_task) < 2 * pool.size()) per_task /= 2;
+    const std::int64_t tasks_per_token = s.n_heads / per_task;
+    pool.parallel_for(n * tasks_per_token, [&](std::int64_t task, int thread) {
+        const std::int64_t u = task / tasks_per_token, h0 = (task % tasks_per_token) * per_task;
+        const std::int64_t i = u % 2 == 0 ? u / 2 : n - 1 - u / 2;
+        const auto r = rows(i);
+        const std::int64_t kv_off = (h0 / group) * hd;
+        float* scores = ws.scores(thread);
+        float* out = ws.outputs(thread);
+        const auto key_row = [&](std::int64_t t) {
+            return cached_row(r.key(t), kv_off);
+        };
+        const auto value_row = [&](std::int64_t t) {
+            return cached_row(r.value(t), kv_off);
+        };
+        dot_rows(key_row, r.n_pos, q + i * q_dim + h0 * hd, per_task, hd, hd, s.scale, scores, ws.positions());
+        for (std::int64_t k = 0; k < per_task; ++k) softmax(scores + k * ws.positions(), r.n_pos);
+        weighted_rows(scores, ws.positions(), per_task, value_row, r.n_pos, hd, out, hd);
+        for (std::int64_t k = 0; k < per_task; ++k) {
+            Out* dst = att + i * q_dim + (h0 + k) * hd;
+            for (std::int64_t j = 0; j < hd; ++j) dst[j] = static_cast<Out>(out[k * hd + j]);
+        }
+    });
 }
 
 }  // namespace nexttok

@@ -81,9 +81,11 @@ inline void packed_block_range(const float* wp, const float* xp, std::int64_t st
     constexpr int A = s::accumulators;
     if (steps <= 0) return;
     s::vec v[NR][NT][A];
-    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r)
-        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t)
+    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
+        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
             NEXTTOK_UNROLL for (int a = 0; a < A; ++a) v[r][t][a] = s::load(acc + r * ld + t * acc_slot + a * s::width);
+        }
+    }
     for (std::int64_t i = 0; i < steps; ++i, wp += NR * dot_step, xp += NT * dot_step) {
         NEXTTOK_UNROLL for (int a = 0; a < A; ++a) {
             s::vec wv[NR];
@@ -94,9 +96,11 @@ inline void packed_block_range(const float* wp, const float* xp, std::int64_t st
             }
         }
     }
-    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r)
-        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t)
+    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
+        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
             NEXTTOK_UNROLL for (int a = 0; a < A; ++a) s::store(acc + r * ld + t * acc_slot + a * s::width, v[r][t][a]);
+        }
+    }
 }
 
 // Columns in whole steps of dot_block_range; the rest is dot_block_finish's tail.
@@ -119,7 +123,8 @@ inline void dot_block_finish(const W* const* w, const X* const* x, std::int64_t 
             s::vec sum = s::load(a0);
             for (int a = 1; a < A; ++a) sum = s::add(sum, s::load(a0 + a * s::width));
             float total = s::reduce(sum);
-            for (std::int64_t j = dot_block_columns<W>(n); j < n; ++j) total = std::fma(s::to_float(w[r][j]), s::to_float(x[t][j]), total);
+            for (std::int64_t j = dot_block_columns<W>(n); j < n; ++j)
+                total = std::fma(s::to_float(w[r][j]), s::to_float(x[t][j]), total);
             out[r * NT + t] = total;
         }
     }

@@ -17,12 +17,13 @@
 
 #include <nexttok/detail/aligned_buffer.hpp>
 #include <nexttok/error.hpp>
-#include <nexttok/io/tensor_view.hpp>
+#include <nexttok/kernels/dequantize.hpp>
 #include <nexttok/kernels/dot.hpp>
 #include <nexttok/kernels/quant_act.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
 #include <nexttok/kernels/thread_pool.hpp>
-#include <nexttok/kernels/weight_types.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
+#include <nexttok/tensor/tensor_view.hpp>
+#include <nexttok/tensor/weight_types.hpp>
 
 #include <Eigen/Core>
 
@@ -92,15 +93,12 @@ inline constexpr std::int64_t rows_per_task = 16;
 inline constexpr int max_group = 4;  // matrices per matmul_group
 // Decode (one token) reads each weight once from memory: tiles of decode_tile_rows<W> rows,
 // whose weights are prefetched (to L2) prefetch_rows rows ahead, and the integer kernels also
-// fetch each row's lines a few steps ahead into L1 (quant_act.hpp, near_steps). Measured on
-// 1.1B-shaped weights, 2 threads, every product of a token, q8_0 / q4_0 / q4_k / f16 in ms: tiles
-// of 8 rows, prefetched one tile ahead, 40.8 / 22.5 / 23.2 / 69.7; 4 rows, 8 ahead, 39.4 /
-// 21.5 / 22.9 / -; and the near prefetch, 37.5 / 20.8 / 21.9 / 70.0; quantized tiles of 2 rows,
-// 37.0 / 20.4 / 21.1 (dense: 70.6, kept at 4). The measured read bandwidth: 31.5-32.6 GB/s.
+// fetch each row's lines a few steps ahead into L1 (quant_act.hpp, near_steps). The measurements
+// that chose these values are in the README ("How the kernels' parameters were chosen").
 template <class W>
 inline constexpr int decode_tile_rows = quant_block<W> ? 2 : 4;
 inline constexpr int prefetch_rows = 8;
-#if defined(__AVX512F__)
+#if defined(NEXTTOK_KERNELS_AVX512)
 inline constexpr int tile_rows = 4, tile_tokens = 6;  // 24 of the 32 zmm registers accumulate
 #else
 inline constexpr int tile_rows = 2, tile_tokens = 3;
@@ -118,10 +116,12 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
         // The rows of the tiles that follow are next in memory.
         const char* next = reinterpret_cast<const char*>(w + (r + prefetch_rows) * stride);
         const simd::prefetch_cursor pf{next, next + NR * stride * static_cast<std::int64_t>(sizeof(W))};
-        if constexpr (std::is_same_v<X, q8_act_row>) nexttok::qdot_block<NR, NT>(ws, xs, cols, out, pf);
+        if constexpr (std::is_same_v<X, q8_act_row>)
+            nexttok::qdot_block<NR, NT>(ws, xs, cols, out, pf);
         else if constexpr (quant_block<W>) {
             for (int i = 0; i < NR; ++i) dot_tile<NT>(ws[i], xs, cols, out + i * NT);
-        } else dot_block<NR, NT>(ws, xs, cols, out, pf);
+        } else
+            dot_block<NR, NT>(ws, xs, cols, out, pf);
         for (int i = 0; i < NR; ++i)
             for (int t = 0; t < NT; ++t) y[t * ldy + r + i] = out[i * NT + t];
     };
@@ -145,7 +145,8 @@ void row_block(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1
     for (; t + tile_tokens <= n; t += tile_tokens) tokens.template operator()<tile_tokens>(t);
     [&]<int... K>(std::integer_sequence<int, K...>) {
         ((n - t == K + 1 ? tokens.template operator()<K + 1>(t) : void()), ...);
-    }(std::make_integer_sequence<int, tile_tokens - 1>{});
+    }
+    (std::make_integer_sequence<int, tile_tokens - 1>{});
 }
 
 // Calls f.template operator()<NR, NT>(r, t) for the register tiles covering rows [r0, r1) and
@@ -161,25 +162,24 @@ void for_each_tile(std::int64_t r0, std::int64_t r1, std::int64_t t0, std::int64
     for (; t + tile_tokens <= t1; t += tile_tokens) row_tiles.template operator()<tile_tokens>(t);
     [&]<int... K>(std::integer_sequence<int, K...>) {
         ((t1 - t == K + 1 ? row_tiles.template operator()<K + 1>(t) : void()), ...);
-    }(std::make_integer_sequence<int, tile_tokens - 1>{});
+    }
+    (std::make_integer_sequence<int, tile_tokens - 1>{});
 }
 
 // Integer kernels: 12 tokens and ranges of 2048 columns, so that a group's accumulators and
-// quantized activations stay in L1 beside the weights (with 48 tokens and 512 columns they did not:
-// 1.1B-shaped prefill of 128 tokens, q8_0 / q4_0 / q4_k: 1200 / 1040 / 1460 ms -> 1050 / 785 / 1265).
+// quantized activations stay in L1 beside the weights (with 48 tokens and 512 columns they did not;
+// README, "How the kernels' parameters were chosen").
 inline constexpr std::int64_t int8_prefill_tokens = 2 * tile_tokens;
 inline constexpr std::int64_t int8_prefill_columns = 2048;
 // Dense weights (float, half, bfloat16): a task's rows are converted once into a packed copy and
 // the activations once per call (pack_tiles), so that every register tile reads two contiguous
 // streams; ranges of 512 columns keep a token tile's activations in L1 across the task's row
-// tiles, and tasks of 48 rows give each activation chunk more uses from L1. (1.1B-shaped prefill
-// of 128 tokens, f16, 2 threads, matmuls: 0.50 of peak FMA rate with rows and tokens read in
-// place through a converted range, 0.63-0.66 packed; 32 rows or 12 tokens: 0.60-0.64.)
+// tiles, and tasks of 48 rows give each activation chunk more uses from L1 (README, as above).
 inline constexpr std::int64_t packed_rows_per_task = 48;
 // Up to this many tokens, dense weights are read in place by row_block (each weight line once per
 // tile of tile_tokens tokens) instead of being converted into a packed panel first: a call of a few
 // tokens (a batch of decode steps, a speculative verification) then costs about one decode step
-// for 2-3 tokens instead of 2.2-3.4 (1.1B shape, f16, 2 threads). The outputs are the same, bitwise.
+// (README, as above). The outputs are the same, bitwise.
 inline constexpr std::int64_t dense_in_place_tokens = 16;
 // The same for weights with an int8 kernel (q8_0, q4_0, k-quants): up to this many tokens, row_block.
 inline constexpr std::int64_t int8_in_place_tokens = 8;
@@ -212,12 +212,12 @@ void pack_tiles(const T* src, std::int64_t ld, std::int64_t count, std::int64_t 
 // token tiles (pack_tiles) and `panel` receives rows [r0, r1) packed by row tiles. The same
 // outputs, bitwise, as row_block (dot.hpp, quant_act.hpp).
 template <class W, class X>
-void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols,
-                       const X* x, std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy,
-                       const float* packed = nullptr, float* panel = nullptr, simd::prefetch_cursor next = {}) noexcept {
+void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols, const X* x,
+                       std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy, const float* packed = nullptr,
+                       float* panel = nullptr, simd::prefetch_cursor next = {}) noexcept {
     constexpr bool int8 = std::is_same_v<X, q8_act_row>;
     constexpr std::int64_t group = int8 ? int8_prefill_tokens : packed_prefill_tokens;
-    constexpr std::int64_t ld = group * simd::acc_slot;  // acc row stride
+    constexpr std::int64_t ld = group * simd::acc_slot;                         // acc row stride
     alignas(64) float acc[(int8 ? rows_per_task : packed_rows_per_task) * ld];  // (rows, group, acc_slot)
     std::int64_t k_end, k_step;  // in weight blocks, or steps of dot_step columns
     if constexpr (int8) {
@@ -226,7 +226,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
         k_end = dot_block_columns<W>(cols) / dot_step, k_step = packed_prefill_columns / dot_step;
         pack_tiles(w + r0 * stride, stride, r1 - r0, k_end, tile_rows, true, panel);
     }
-    auto pointers = [&]<int NR, int NT>(std::int64_t r, std::int64_t t, const W* (&ws)[NR], const X* (&xs)[NT]) {
+    auto pointers = [&]<int NR, int NT>(std::int64_t r, std::int64_t t, const W*(&ws)[NR], const X*(&xs)[NT]) {
         for (int i = 0; i < NR; ++i) ws[i] = w + (r + i) * stride;
         for (int k = 0; k < NT; ++k) xs[k] = x + (t + k) * ldx;
     };
@@ -261,13 +261,14 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
         // and no column tail is left; the remaining rows tile by tile. (1.1B-shaped f16 prefill:
         // the reductions one by one took a tenth of the matmul time.)
         std::int64_t r_tiles = r0;
-#if defined(__AVX512F__)
+#if defined(NEXTTOK_KERNELS_AVX512)
         if (int8 || dot_block_columns<W>(cols) == cols) {
             for (; r_tiles + 16 <= r1; r_tiles += 16)
                 for (std::int64_t t = t0; t < t1; ++t) {
                     simd::vec v[16];
                     for (int i = 0; i < 16; ++i)
-                        v[simd::reduce16_slot[i]] = simd::load(acc + (r_tiles - r0 + i) * ld + (t - t0) * simd::acc_slot);
+                        v[simd::reduce16_slot[i]] =
+                            simd::load(acc + (r_tiles - r0 + i) * ld + (t - t0) * simd::acc_slot);
                     simd::store(y + t * ldy + r_tiles, simd::reduce16(v));
                 }
         }
@@ -278,8 +279,10 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
             pointers.template operator()<NR, NT>(r, t, ws, xs);
             const float* a = acc + (r - r0) * ld + (t - t0) * simd::acc_slot;
             float out[NR * NT];
-            if constexpr (int8) qdot_block_finish<NR, NT, W>(a, ld, out);
-            else dot_block_finish<NR, NT>(ws, xs, cols, a, ld, out);
+            if constexpr (int8)
+                qdot_block_finish<NR, NT, W>(a, ld, out);
+            else
+                dot_block_finish<NR, NT>(ws, xs, cols, a, ld, out);
             for (int i = 0; i < NR; ++i)
                 for (int k = 0; k < NT; ++k) y[(t + k) * ldy + r + i] = out[i * NT + k];
         });
@@ -287,7 +290,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
 }
 
 template <class W>
-inline constexpr bool uses_int8 = quant_block<W> && has_int8_kernel<W>;
+inline constexpr bool uses_int8 = quant_block<W>&& has_int8_kernel<W>;
 
 }  // namespace detail
 
@@ -306,8 +309,8 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
     for (std::size_t i = 0; i < targets.size(); ++i) {
         const tensor_view& w = *targets[i].w;
         if (static_cast<std::int64_t>(w.cols()) != cols)
-            throw invalid_argument_error("matmul_group: tensor '" + w.name + "' has rows of " + std::to_string(w.cols()) +
-                                         ", expected " + std::to_string(cols));
+            throw invalid_argument_error("matmul_group: tensor '" + w.name + "' has rows of " +
+                                         std::to_string(w.cols()) + ", expected " + std::to_string(cols));
         visit_weight_type(w, "matmul", [&]<class W>(std::type_identity<W>) {
             quantize |= detail::uses_int8<W>;
             const bool packed = !quant_block<W> && n > detail::dense_in_place_tokens;
@@ -320,8 +323,10 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
     const q8_act_row* xq = nullptr;
     if (quantize) {
         q8_activations& act = ws.activations(n, cols);
-        if (n == 1) act.quantize(0, x);
-        else pool.parallel_for(n, [&](std::int64_t t, int) { act.quantize(t, x + t * ldx); });
+        if (n == 1)
+            act.quantize(0, x);
+        else
+            pool.parallel_for(n, [&](std::int64_t t, int) { act.quantize(t, x + t * ldx); });
         xq = act.rows();
     }
     // Dense weights and several tokens: the activations packed once for all tasks, and a block of
@@ -353,12 +358,17 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
             const std::int64_t stride = row_stride<W>(cols);
             // Prefill prefetches the next block of rows of this matrix (the thread's next task, usually).
             const auto next_block = [&] {
-                const auto row_address = [&](std::int64_t r) { return reinterpret_cast<const char*>(w + r * stride); };
+                const auto row_address = [&](std::int64_t r) {
+                    return reinterpret_cast<const char*>(w + r * stride);
+                };
                 return detail::simd::prefetch_cursor{row_address(r1), row_address(std::min(rows, 2 * r1 - r0))};
             };
             if constexpr (detail::uses_int8<W>) {
-                if (n <= detail::int8_in_place_tokens) detail::row_block(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy);
-                else detail::row_block_prefill(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy, nullptr, nullptr, next_block());
+                if (n <= detail::int8_in_place_tokens)
+                    detail::row_block(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy);
+                else
+                    detail::row_block_prefill(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy, nullptr, nullptr,
+                                              next_block());
             } else if constexpr (quant_block<W>) {
                 detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
             } else if (n <= detail::dense_in_place_tokens) {
@@ -385,19 +395,6 @@ void matmul(const tensor_view& w, const X* x, std::int64_t ldx, std::int64_t n, 
             thread_pool& pool) {
     thread_local matmul_workspace ws;
     matmul(w, x, ldx, n, y, ldy, pool, ws);
-}
-
-// Row r of a weight matrix (an embedding, say) converted to float: out[0, cols).
-inline void read_row(const tensor_view& w, std::int64_t r, float* out) {
-    const auto cols = static_cast<std::int64_t>(w.cols());
-    visit_weight_type(w, "read_row", [&]<class W>(std::type_identity<W>) {
-        const W* row = reinterpret_cast<const W*>(w.data) + r * row_stride<W>(cols);
-        if constexpr (quant_block<W>) {
-            dequantize_row(row, out, cols);
-        } else {
-            for (std::int64_t i = 0; i < cols; ++i) out[i] = detail::simd::to_float(row[i]);
-        }
-    });
 }
 
 }  // namespace nexttok

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nexttok/kernels/detail/simd.hpp>
+#include <nexttok/model/rope_scaling.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -77,16 +78,12 @@ inline void rope_adjacent(float* x, const float* cos_sin, std::int64_t n_pairs) 
     }
 }
 
-// The unscaled angular frequency of pair i (radians per position): theta^(-2i/rope_dim), in double.
-inline double rope_frequency(std::int64_t i, std::int64_t rope_dim, float theta) noexcept {
-    return std::pow(static_cast<double>(theta), -2.0 * static_cast<double>(i) / static_cast<double>(rope_dim));
-}
-
 // cos_sin[2i], cos_sin[2i+1] = magnitude * cos, magnitude * sin of pos * freqs[i] for i < n_pairs,
 // computed in double. freqs are per-pair angular frequencies after any RoPE scaling (see
 // model/rope_scaling.hpp); magnitude is YaRN's factor on q and k (1 otherwise). The angle is linear
 // in pos, so rotations compose: the table of a position delta (magnitude 1) moves a rotated key.
-inline void rope_table(std::int64_t pos, const double* freqs, std::int64_t n_pairs, double magnitude, float* cos_sin) noexcept {
+inline void rope_table(std::int64_t pos, const double* freqs, std::int64_t n_pairs, double magnitude,
+                       float* cos_sin) noexcept {
     for (std::int64_t i = 0; i < n_pairs; ++i) {
         const double angle = static_cast<double>(pos) * freqs[i];
         cos_sin[2 * i] = static_cast<float>(magnitude * std::cos(angle));
@@ -94,7 +91,8 @@ inline void rope_table(std::int64_t pos, const double* freqs, std::int64_t n_pai
     }
 }
 
-// cos_sin[2i], cos_sin[2i+1] = cos, sin of pos * theta^(-2i/rope_dim), computed in double (unscaled RoPE).
+// cos_sin[2i], cos_sin[2i+1] = cos, sin of pos * theta^(-2i/rope_dim) (rope_frequency, in
+// model/rope_scaling.hpp), computed in double (unscaled RoPE).
 inline void rope_table(std::int64_t pos, std::int64_t rope_dim, float theta, float* cos_sin) noexcept {
     for (std::int64_t i = 0; i < rope_dim / 2; ++i) {
         const double angle = static_cast<double>(pos) * rope_frequency(i, rope_dim, theta);
@@ -121,8 +119,10 @@ inline void map_vectors(const float* a, const float* b, std::int64_t n, Out* out
     std::int64_t i = 0;
     for (; i + s::width <= n; i += s::width) {
         const s::vec v = f(s::load(a + i), s::load(b + i));
-        if constexpr (std::is_same_v<Out, float>) s::store(out + i, v);
-        else put(out + i, v, s::width);
+        if constexpr (std::is_same_v<Out, float>)
+            s::store(out + i, v);
+        else
+            put(out + i, v, s::width);
     }
     if (i < n) {
         alignas(64) float ta[s::width] = {}, tb[s::width] = {};

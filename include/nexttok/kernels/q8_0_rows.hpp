@@ -9,7 +9,7 @@
 #pragma once
 
 #include <nexttok/kernels/detail/simd.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -56,7 +56,8 @@ inline float dot(const q8_0_row& w, const X* x, std::int64_t n) noexcept {
     for (int a = 0; a < A; ++a) v[a] = s::zero();
     std::int64_t i = 0;
     for (; i + step <= n; i += step)
-        for (int a = 0; a < A; ++a) v[a] = s::fmadd(s::load(w + (i + a * s::width)), s::load(x + i + a * s::width), v[a]);
+        for (int a = 0; a < A; ++a)
+            v[a] = s::fmadd(s::load(w + (i + a * s::width)), s::load(x + i + a * s::width), v[a]);
     s::vec sum = v[0];
     for (int a = 1; a < A; ++a) sum = s::add(sum, v[a]);
     float total = s::reduce(sum);

@@ -9,8 +9,9 @@
 // on NT, the thread or the batch.
 #pragma once
 
+#include <nexttok/kernels/dequantize.hpp>
 #include <nexttok/kernels/detail/simd.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 #include <algorithm>
 #include <cstdint>

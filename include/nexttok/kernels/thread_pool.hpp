@@ -33,7 +33,8 @@ public:
     // n_threads >= 1 counts the calling thread; n_threads - 1 workers are started.
     explicit thread_pool(int n_threads = 1) {
         if (n_threads < 1 || n_threads > 1024)
-            throw invalid_argument_error("thread_pool: n_threads = " + std::to_string(n_threads) + " (expected 1..1024)");
+            throw invalid_argument_error("thread_pool: n_threads = " + std::to_string(n_threads) +
+                                         " (expected 1..1024)");
         n_threads_ = n_threads;
         ranges_ = std::make_unique<range[]>(static_cast<std::size_t>(n_threads));
         workers_.reserve(static_cast<std::size_t>(n_threads - 1));

@@ -26,7 +26,8 @@ namespace detail {
 
 inline std::int64_t gguf_hparam(const gguf_file& g, const std::string& key) {
     const std::uint64_t v = g.get_uint(key);
-    if (v > (std::uint64_t{1} << 40)) throw format_error(g.name() + ": metadata key '" + key + "': absurd value " + std::to_string(v));
+    if (v > (std::uint64_t{1} << 40))
+        throw format_error(g.name() + ": metadata key '" + key + "': absurd value " + std::to_string(v));
     return static_cast<std::int64_t>(v);
 }
 
@@ -57,8 +58,10 @@ inline rope_scaling_config read_gguf_rope_scaling(const gguf_file& g, const std:
     const std::string type(g.find_string(type_key).value_or(""));
     std::optional<double> factor = g.find_float(a + "rope.scaling.factor");
     if (!factor) factor = g.find_float(a + "rope.scale_linear");
-    if (type == "linear" || (type.empty() && factor && *factor != 0.0 && *factor != 1.0)) s.type = rope_scaling_type::linear;
-    else if (type == "yarn") s.type = rope_scaling_type::yarn;
+    if (type == "linear" || (type.empty() && factor && *factor != 0.0 && *factor != 1.0))
+        s.type = rope_scaling_type::linear;
+    else if (type == "yarn")
+        s.type = rope_scaling_type::yarn;
     else if (!type.empty() && type != "none")
         throw unsupported_error(g.name() + ": metadata key '" + type_key + "' = '" + type + "': RoPE scaling '" + type +
                                 "' is not supported (expected none, linear or yarn)");
@@ -69,8 +72,8 @@ inline rope_scaling_config read_gguf_rope_scaling(const gguf_file& g, const std:
     s.ext_factor = static_cast<float>(g.find_float(a + "rope.scaling.yarn_ext_factor").value_or(s.ext_factor));
     s.attn_factor = static_cast<float>(g.find_float(a + "rope.scaling.yarn_attn_factor").value_or(s.attn_factor));
     if (const auto log_mul = g.find_float(a + "rope.scaling.yarn_log_multiplier"); log_mul && *log_mul != 0.0)
-        throw unsupported_error(g.name() + ": metadata key '" + a + "rope.scaling.yarn_log_multiplier' = " + std::to_string(*log_mul) +
-                                ": DeepSeek's YaRN magnitude is not supported");
+        throw unsupported_error(g.name() + ": metadata key '" + a + "rope.scaling.yarn_log_multiplier' = " +
+                                std::to_string(*log_mul) + ": DeepSeek's YaRN magnitude is not supported");
     if (const tensor_view* t = g.find_tensor("rope_freqs.weight")) {
         s.freq_factors = read_rope_freqs(g, *t, c.rope_dim);
         if (s.type == rope_scaling_type::none) s.type = rope_scaling_type::llama3;
@@ -83,7 +86,8 @@ inline model_config read_gguf_config(const gguf_file& g) {
     const std::string arch(g.get_string("general.architecture"));
     const auto traits = find_architecture(arch);
     if (!traits)
-        throw unsupported_error(g.name() + ": general.architecture '" + arch + "' is not supported (expected one of " + known_architecture_names() + ")");
+        throw unsupported_error(g.name() + ": general.architecture '" + arch + "' is not supported (expected one of " +
+                                known_architecture_names() + ")");
     c.set_architecture(*traits);
     const std::string a = arch + ".";
     c.dim = gguf_hparam(g, a + "embedding_length");
@@ -92,11 +96,13 @@ inline model_config read_gguf_config(const gguf_file& g) {
     c.n_heads = gguf_hparam(g, a + "attention.head_count");
     c.n_kv_heads = gguf_hparam_or(g, a + "attention.head_count_kv", c.n_heads);
     c.max_seq_len = gguf_hparam(g, a + "context_length");
-    if (c.n_heads <= 0) throw format_error(g.name() + ": metadata key '" + a + "attention.head_count' must be positive");
+    if (c.n_heads <= 0)
+        throw format_error(g.name() + ": metadata key '" + a + "attention.head_count' must be positive");
     const bool explicit_head_dim = g.find_uint(a + "attention.key_length").has_value();
     c.head_dim = explicit_head_dim ? gguf_hparam(g, a + "attention.key_length") : c.dim / c.n_heads;
     if (!explicit_head_dim && c.head_dim * c.n_heads != c.dim)
-        throw format_error(g.name() + ": hyper-parameters: dim = " + std::to_string(c.dim) + " is not a multiple of n_heads = " + std::to_string(c.n_heads));
+        throw format_error(g.name() + ": hyper-parameters: dim = " + std::to_string(c.dim) +
+                           " is not a multiple of n_heads = " + std::to_string(c.n_heads));
     c.rope_dim = gguf_hparam_or(g, a + "rope.dimension_count", c.head_dim);
     c.rope_theta = static_cast<float>(g.find_float(a + "rope.freq_base").value_or(10000.0));
     if (c.positions != position_kind::learned) c.rope_scaling = read_gguf_rope_scaling(g, a, c);
@@ -114,8 +120,10 @@ inline tensor_view slice_rows(const tensor_view& t, std::uint64_t first, std::ui
     tensor_view s = t;
     s.name = name;
     const std::uint64_t row_bytes = t.n_dims == 1 ? t.n_bytes / t.ne[0] : t.row_bytes();
-    if (t.n_dims == 1) s.ne[0] = n;
-    else s.ne[1] = n;
+    if (t.n_dims == 1)
+        s.ne[0] = n;
+    else
+        s.ne[1] = n;
     s.data = t.data + first * row_bytes;
     s.file_offset = t.file_offset + first * row_bytes;
     s.n_bytes = n * row_bytes;
@@ -124,7 +132,8 @@ inline tensor_view slice_rows(const tensor_view& t, std::uint64_t first, std::ui
 
 // Q, K and V (and their biases, when `bias` is not empty) as views of consecutive rows of a fused
 // (q_dim + 2 kv_dim, dim) matrix and its bias vector.
-inline void split_qkv(layer_weights& l, const tensor_view& qkv, const tensor_view& bias, std::uint64_t q_dim, std::uint64_t kv_dim) {
+inline void split_qkv(layer_weights& l, const tensor_view& qkv, const tensor_view& bias, std::uint64_t q_dim,
+                      std::uint64_t kv_dim) {
     l.attn_q = slice_rows(qkv, 0, q_dim, qkv.name + "[q]");
     l.attn_k = slice_rows(qkv, q_dim, kv_dim, qkv.name + "[k]");
     l.attn_v = slice_rows(qkv, q_dim + kv_dim, kv_dim, qkv.name + "[v]");
@@ -138,7 +147,8 @@ inline void split_qkv(layer_weights& l, const tensor_view& qkv, const tensor_vie
 
 // Loads a GGUF model. Throws io_error, format_error (also for a NaN or inf weight, when
 // options.check_tensors scans them: tensor_check.hpp) or unsupported_error.
-inline std::shared_ptr<const model> load_gguf_model(const std::filesystem::path& path, const load_options& options = {}) {
+inline std::shared_ptr<const model> load_gguf_model(const std::filesystem::path& path,
+                                                    const load_options& options = {}) {
     gguf_file g(path);
     const model_config c = detail::read_gguf_config(g);
     const std::string file = g.name();
@@ -156,8 +166,11 @@ inline std::shared_ptr<const model> load_gguf_model(const std::filesystem::path&
     w.token_embd = required("token_embd.weight", c.vocab_size, c.dim);
     if (c.positions == position_kind::learned) {
         const tensor_view* p = g.find_tensor("position_embd.weight");
-        if (p == nullptr) throw format_error(file + ": tensor 'position_embd.weight' is missing (architecture " + c.architecture + " learns its positions)");
-        w.position_embd = required("position_embd.weight", static_cast<std::int64_t>(p->n_dims == 2 ? p->ne[1] : 0), c.dim);
+        if (p == nullptr)
+            throw format_error(file + ": tensor 'position_embd.weight' is missing (architecture " + c.architecture +
+                               " learns its positions)");
+        w.position_embd =
+            required("position_embd.weight", static_cast<std::int64_t>(p->n_dims == 2 ? p->ne[1] : 0), c.dim);
     }
     w.output_norm = required("output_norm.weight", 0, c.dim);
     if (layer_norm) w.output_norm_b = required("output_norm.bias", 0, c.dim);

@@ -49,7 +49,8 @@ inline std::vector<safetensors_file> open_shards(const std::filesystem::path& di
         throw format_error(name + ": key 'weight_map': expected an object mapping tensor names to files");
     std::set<std::string> files;
     for (const auto& [tensor, file] : index["weight_map"].items()) {
-        if (!file.is_string()) throw format_error(name + ": weight_map['" + quote_text(tensor) + "']: expected a file name");
+        if (!file.is_string())
+            throw format_error(name + ": weight_map['" + quote_text(tensor) + "']: expected a file name");
         const std::string f = file.get<std::string>();
         if (f.find('/') != std::string::npos || f.find("..") != std::string::npos)
             throw format_error(name + ": weight_map['" + quote_text(tensor) + "'] = '" + quote_text(f) +
@@ -71,7 +72,8 @@ inline void transpose_into(const tensor_view& t, std::size_t elem, std::byte* ou
 }  // namespace detail
 
 // options.check_tensors: whether the weights are scanned for NaN and inf (tensor_check.hpp).
-inline std::shared_ptr<const model> load_hf_model(const std::filesystem::path& directory, const load_options& options = {}) {
+inline std::shared_ptr<const model> load_hf_model(const std::filesystem::path& directory,
+                                                  const load_options& options = {}) {
     const std::filesystem::path dir = std::filesystem::path(directory).lexically_normal().parent_path() /
                                       std::filesystem::path(directory).lexically_normal().filename();
     const detail::hf_model_config hc = detail::read_hf_config(dir);
@@ -93,7 +95,9 @@ inline std::shared_ptr<const model> load_hf_model(const std::filesystem::path& d
     };
     auto required = [&](const std::string& name, std::int64_t rows, std::int64_t cols) {
         const tensor_view* t = find(name);
-        if (t == nullptr) throw format_error(files.dir.filename().string() + ": tensor '" + hc.prefixes.front() + name + "' is missing");
+        if (t == nullptr)
+            throw format_error(files.dir.filename().string() + ": tensor '" + hc.prefixes.front() + name +
+                               "' is missing");
         detail::check_weight(shard_of[t->name], *t, rows, cols);
         return *t;
     };
@@ -104,7 +108,8 @@ inline std::shared_ptr<const model> load_hf_model(const std::filesystem::path& d
     auto conv1d = [&](const std::string& name, std::int64_t out, std::int64_t in) {
         const tensor_view stored = required(name, in, out);
         const std::size_t elem = stored.n_bytes / stored.n_elements();
-        model::memory_buffer& buf = files.converted.emplace_back(model::memory_buffer::allocate(stored.n_bytes, stored.name));
+        model::memory_buffer& buf =
+            files.converted.emplace_back(model::memory_buffer::allocate(stored.n_bytes, stored.name));
         detail::transpose_into(stored, elem, buf.bytes.get());
         tensor_view t = stored;
         t.ne = {static_cast<std::uint64_t>(in), static_cast<std::uint64_t>(out), 1, 1};
@@ -123,8 +128,9 @@ inline std::shared_ptr<const model> load_hf_model(const std::filesystem::path& d
             l.attn_norm = required(p + "ln_1.weight", 0, c.dim);
             l.attn_norm_b = required(p + "ln_1.bias", 0, c.dim);
             const std::int64_t qkv_rows = c.q_dim() + 2 * c.kv_dim();
-            detail::split_qkv(l, conv1d(p + "attn.c_attn.weight", qkv_rows, c.dim), required(p + "attn.c_attn.bias", 0, qkv_rows),
-                              static_cast<std::uint64_t>(c.q_dim()), static_cast<std::uint64_t>(c.kv_dim()));
+            detail::split_qkv(l, conv1d(p + "attn.c_attn.weight", qkv_rows, c.dim),
+                              required(p + "attn.c_attn.bias", 0, qkv_rows), static_cast<std::uint64_t>(c.q_dim()),
+                              static_cast<std::uint64_t>(c.kv_dim()));
             l.attn_output = conv1d(p + "attn.c_proj.weight", c.dim, c.q_dim());
             l.attn_output_b = required(p + "attn.c_proj.bias", 0, c.dim);
             l.ffn_norm = required(p + "ln_2.weight", 0, c.dim);

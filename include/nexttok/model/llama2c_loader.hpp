@@ -20,7 +20,8 @@
 namespace nexttok {
 
 // options.check_tensors: whether the weights are scanned for NaN and inf (tensor_check.hpp).
-inline std::shared_ptr<const model> load_llama2c_model(const std::filesystem::path& path, const load_options& options = {}) {
+inline std::shared_ptr<const model> load_llama2c_model(const std::filesystem::path& path,
+                                                       const load_options& options = {}) {
     mapped_file f(path);
     const std::string file = f.name();
     byte_reader r(f.bytes(), file);
@@ -28,8 +29,11 @@ inline std::shared_ptr<const model> load_llama2c_model(const std::filesystem::pa
     std::int32_t h[7];
     for (int i = 0; i < 7; ++i) h[i] = r.read<std::int32_t>(std::string("header field ") + names[i]);
     for (int i = 0; i < 7; ++i)
-        if (i != 5 && h[i] <= 0) r.fail_at(4 * static_cast<std::size_t>(i), std::string("header field ") + names[i], "expected a positive number, got " + std::to_string(h[i]));
-    if (h[5] == 0 || h[5] == INT32_MIN) r.fail_at(20, "header field vocab_size", "expected a non-zero number, got " + std::to_string(h[5]));
+        if (i != 5 && h[i] <= 0)
+            r.fail_at(4 * static_cast<std::size_t>(i), std::string("header field ") + names[i],
+                      "expected a positive number, got " + std::to_string(h[i]));
+    if (h[5] == 0 || h[5] == INT32_MIN)
+        r.fail_at(20, "header field vocab_size", "expected a non-zero number, got " + std::to_string(h[5]));
 
     model_config c;
     c.dim = h[0];
@@ -40,7 +44,9 @@ inline std::shared_ptr<const model> load_llama2c_model(const std::filesystem::pa
     c.vocab_size = h[5] < 0 ? -static_cast<std::int64_t>(h[5]) : h[5];
     c.tied_output = h[5] > 0;
     c.max_seq_len = h[6];
-    if (c.dim % c.n_heads != 0) r.fail_at(12, "header field n_heads", "dim = " + std::to_string(c.dim) + " is not a multiple of n_heads = " + std::to_string(c.n_heads));
+    if (c.dim % c.n_heads != 0)
+        r.fail_at(12, "header field n_heads",
+                  "dim = " + std::to_string(c.dim) + " is not a multiple of n_heads = " + std::to_string(c.n_heads));
     c.head_dim = c.dim / c.n_heads;
     c.rope_dim = c.head_dim;
     c.validate(file);
@@ -57,7 +63,9 @@ inline std::shared_ptr<const model> load_llama2c_model(const std::filesystem::pa
         t.file_offset = offset;
         std::uint64_t end = 0;
         if (detail::add_overflows(offset, t.n_bytes, end) || end > f.size())
-            r.fail_at(offset, "tensor '" + name + "'", std::to_string(t.n_bytes) + " bytes of data run past the end of the file (" + std::to_string(f.size()) + " bytes; truncated?)");
+            r.fail_at(offset, "tensor '" + name + "'",
+                      std::to_string(t.n_bytes) + " bytes of data run past the end of the file (" +
+                          std::to_string(f.size()) + " bytes; truncated?)");
         t.data = f.data() + offset;
         offset = end;
         return t;
@@ -68,7 +76,8 @@ inline std::shared_ptr<const model> load_llama2c_model(const std::filesystem::pa
     w.layers.resize(L);
     w.token_embd = take("token_embedding_table", c.vocab_size, c.dim);
     auto per_layer = [&](const char* name, tensor_view layer_weights::*member, std::int64_t rows, std::int64_t cols) {
-        for (std::size_t i = 0; i < L; ++i) w.layers[i].*member = take(std::string(name) + "[" + std::to_string(i) + "]", rows, cols);
+        for (std::size_t i = 0; i < L; ++i)
+            w.layers[i].*member = take(std::string(name) + "[" + std::to_string(i) + "]", rows, cols);
     };
     per_layer("rms_att_weight", &layer_weights::attn_norm, 0, c.dim);
     per_layer("wq", &layer_weights::attn_q, c.q_dim(), c.dim);
@@ -84,7 +93,9 @@ inline std::shared_ptr<const model> load_llama2c_model(const std::filesystem::pa
     take("freq_cis_imag", c.max_seq_len, c.head_dim / 2);
     w.output = c.tied_output ? w.token_embd : take("wcls", c.vocab_size, c.dim);
     if (offset != f.size())
-        r.fail_at(offset, "end of weights", std::to_string(f.size() - offset) + " unexpected trailing bytes (expected the file to end here for these hyper-parameters)");
+        r.fail_at(offset, "end of weights",
+                  std::to_string(f.size() - offset) +
+                      " unexpected trailing bytes (expected the file to end here for these hyper-parameters)");
     check_weights(file, w, options);
     return std::make_shared<const model>(c, std::move(w), model::source(std::move(f)));
 }

@@ -50,7 +50,7 @@ public:
     using source = std::variant<gguf_file, mapped_file, hf_files, memory_buffer>;
 
     model(model_config config, model_weights weights, source src)
-        : config_(std::move(config)), weights_(std::move(weights)), source_(std::move(src)) {}
+            : config_(std::move(config)), weights_(std::move(weights)), source_(std::move(src)) {}
 
     model(const model&) = delete;
     model& operator=(const model&) = delete;

@@ -4,7 +4,7 @@
 // split by the loader into three views of consecutive rows.
 #pragma once
 
-#include <nexttok/io/tensor_view.hpp>
+#include <nexttok/tensor/tensor_view.hpp>
 
 #include <vector>
 
@@ -27,10 +27,10 @@ struct layer_weights {
 };
 
 struct model_weights {
-    tensor_view token_embd;   // (vocab_size, dim)
+    tensor_view token_embd;  // (vocab_size, dim)
     std::vector<layer_weights> layers;
-    tensor_view output_norm;  // (dim)
-    tensor_view output;       // (vocab_size, dim); the same view as token_embd when tied
+    tensor_view output_norm;    // (dim)
+    tensor_view output;         // (vocab_size, dim); the same view as token_embd when tied
     tensor_view output_norm_b;  // (dim) LayerNorm shift, optional
     tensor_view position_embd;  // (n_positions, dim) learned positions, optional
 };

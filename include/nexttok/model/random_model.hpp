@@ -7,8 +7,8 @@
 #include <nexttok/detail/splitmix64.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/model/detail/weight_checks.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
 #include <nexttok/model/model.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 #include <Eigen/Core>
 
@@ -96,7 +96,9 @@ inline std::shared_ptr<const model> make_random_model(model_config c, std::uint6
         t.ne = {static_cast<std::uint64_t>(cols), static_cast<std::uint64_t>(rows == 0 ? 1 : rows), 1, 1};
         const auto tr = *find_tensor_type_traits(static_cast<std::uint32_t>(tt));
         if (t.ne[0] % tr.block_size != 0)
-            throw invalid_argument_error("<random model>: tensor '" + t.name + "': rows of " + std::to_string(cols) + " are not a multiple of the " + std::string(tr.name) + " block size " + std::to_string(tr.block_size));
+            throw invalid_argument_error("<random model>: tensor '" + t.name + "': rows of " + std::to_string(cols) +
+                                         " are not a multiple of the " + std::string(tr.name) + " block size " +
+                                         std::to_string(tr.block_size));
         t.n_bytes = t.n_elements() / tr.block_size * tr.block_bytes;
         t.file_offset = total;
         total += (t.n_bytes + 63) / 64 * 64;
@@ -124,28 +126,48 @@ inline std::shared_ptr<const model> make_random_model(model_config c, std::uint6
         t.data = buf.bytes.get() + t.file_offset;
         std::byte* dst = const_cast<std::byte*>(t.data);
         const float scale = 1.0f / std::sqrt(static_cast<float>(t.cols()));
-        const std::uint64_t n_blocks = t.n_bytes / find_tensor_type_traits(static_cast<std::uint32_t>(t.type))->block_bytes;
+        const std::uint64_t n_blocks =
+            t.n_bytes / find_tensor_type_traits(static_cast<std::uint32_t>(t.type))->block_bytes;
         switch (t.type) {
-            case tensor_type::q8_0: return detail::random_blocks<block_q8_0>(state, dst, n_blocks, scale);
-            case tensor_type::q4_0: return detail::random_blocks<block_q4_0>(state, dst, n_blocks, scale);
-            case tensor_type::q4_k: return detail::random_blocks<block_q4_k>(state, dst, n_blocks, scale);
-            case tensor_type::q5_k: return detail::random_blocks<block_q5_k>(state, dst, n_blocks, scale);
-            case tensor_type::q6_k: return detail::random_blocks<block_q6_k>(state, dst, n_blocks, scale);
-            case tensor_type::q4_1: return detail::random_blocks<block_q4_1>(state, dst, n_blocks, scale);
-            case tensor_type::q5_0: return detail::random_blocks<block_q5_0>(state, dst, n_blocks, scale);
-            case tensor_type::q5_1: return detail::random_blocks<block_q5_1>(state, dst, n_blocks, scale);
-            case tensor_type::iq4_nl: return detail::random_blocks<block_iq4_nl>(state, dst, n_blocks, scale);
-            case tensor_type::q2_k: return detail::random_blocks<block_q2_k>(state, dst, n_blocks, scale);
-            case tensor_type::q3_k: return detail::random_blocks<block_q3_k>(state, dst, n_blocks, scale);
-            case tensor_type::iq4_xs: return detail::random_blocks<block_iq4_xs>(state, dst, n_blocks, scale);
-            default: break;
+            case tensor_type::q8_0:
+                return detail::random_blocks<block_q8_0>(state, dst, n_blocks, scale);
+            case tensor_type::q4_0:
+                return detail::random_blocks<block_q4_0>(state, dst, n_blocks, scale);
+            case tensor_type::q4_k:
+                return detail::random_blocks<block_q4_k>(state, dst, n_blocks, scale);
+            case tensor_type::q5_k:
+                return detail::random_blocks<block_q5_k>(state, dst, n_blocks, scale);
+            case tensor_type::q6_k:
+                return detail::random_blocks<block_q6_k>(state, dst, n_blocks, scale);
+            case tensor_type::q4_1:
+                return detail::random_blocks<block_q4_1>(state, dst, n_blocks, scale);
+            case tensor_type::q5_0:
+                return detail::random_blocks<block_q5_0>(state, dst, n_blocks, scale);
+            case tensor_type::q5_1:
+                return detail::random_blocks<block_q5_1>(state, dst, n_blocks, scale);
+            case tensor_type::iq4_nl:
+                return detail::random_blocks<block_iq4_nl>(state, dst, n_blocks, scale);
+            case tensor_type::q2_k:
+                return detail::random_blocks<block_q2_k>(state, dst, n_blocks, scale);
+            case tensor_type::q3_k:
+                return detail::random_blocks<block_q3_k>(state, dst, n_blocks, scale);
+            case tensor_type::iq4_xs:
+                return detail::random_blocks<block_iq4_xs>(state, dst, n_blocks, scale);
+            default:
+                break;
         }
         for (std::uint64_t i = 0; i < t.n_elements(); ++i) {
             const double u = static_cast<double>(detail::splitmix64_next(state) >> 11) * 0x1.0p-53;  // [0, 1)
             const float v = ones ? 1.0f : static_cast<float>((2.0 * u - 1.0) * scale);
-            if (t.type == tensor_type::f32) std::memcpy(dst + 4 * i, &v, 4);
-            else if (t.type == tensor_type::f16) { const Eigen::half h(v); std::memcpy(dst + 2 * i, &h, 2); }
-            else { const Eigen::bfloat16 b(v); std::memcpy(dst + 2 * i, &b, 2); }
+            if (t.type == tensor_type::f32)
+                std::memcpy(dst + 4 * i, &v, 4);
+            else if (t.type == tensor_type::f16) {
+                const Eigen::half h(v);
+                std::memcpy(dst + 2 * i, &h, 2);
+            } else {
+                const Eigen::bfloat16 b(v);
+                std::memcpy(dst + 2 * i, &b, 2);
+            }
         }
     };
     fill(w.token_embd, false);
@@ -156,8 +178,10 @@ inline std::shared_ptr<const model> make_random_model(model_config c, std::uint6
         for (tensor_view* t : {&l.ffn_gate, &l.ffn_up, &l.ffn_down}) fill(*t, false);
     }
     fill(w.output_norm, true);
-    if (c.tied_output) w.output = w.token_embd;
-    else fill(w.output, false);
+    if (c.tied_output)
+        w.output = w.token_embd;
+    else
+        fill(w.output, false);
     return std::make_shared<const model>(c, std::move(w), model::source(std::move(buf)));
 }
 

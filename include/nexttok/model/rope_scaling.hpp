@@ -16,7 +16,6 @@
 #pragma once
 
 #include <nexttok/error.hpp>
-#include <nexttok/kernels/ops.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -28,6 +27,11 @@
 
 namespace nexttok {
 
+// The unscaled angular frequency of pair i (radians per position): theta^(-2i/rope_dim), in double.
+inline double rope_frequency(std::int64_t i, std::int64_t rope_dim, float theta) noexcept {
+    return std::pow(static_cast<double>(theta), -2.0 * static_cast<double>(i) / static_cast<double>(rope_dim));
+}
+
 enum class rope_scaling_type {
     none,    // plain RoPE
     linear,  // position interpolation: every frequency divided by factor
@@ -37,46 +41,56 @@ enum class rope_scaling_type {
 
 inline std::string_view rope_scaling_name(rope_scaling_type t) noexcept {
     switch (t) {
-        case rope_scaling_type::none: return "none";
-        case rope_scaling_type::linear: return "linear";
-        case rope_scaling_type::llama3: return "llama3";
-        case rope_scaling_type::yarn: return "yarn";
+        case rope_scaling_type::none:
+            return "none";
+        case rope_scaling_type::linear:
+            return "linear";
+        case rope_scaling_type::llama3:
+            return "llama3";
+        case rope_scaling_type::yarn:
+            return "yarn";
     }
     return "?";
 }
 
 struct rope_scaling_config {
     rope_scaling_type type = rope_scaling_type::none;
-    float factor = 1.0f;                    // context extension; linear and yarn divide frequencies by it (llama3's is in freq_factors)
-    std::int64_t original_max_seq_len = 0;  // the context before extension (yarn's correction dims; llama3's wavelengths)
-    float beta_fast = 32.0f;                // yarn: pairs turning more than this per original context extrapolate
-    float beta_slow = 1.0f;                 // yarn: pairs turning less than this interpolate fully
-    float ext_factor = 1.0f;                // yarn: weight of the extrapolation ramp (llama.cpp's yarn_ext_factor)
-    float attn_factor = 1.0f;               // yarn: multiplies the magnitude 1 + 0.1 ln(factor)
-    float low_freq_factor = 1.0f;           // llama3, as config.json gives it (GGUF carries only freq_factors)
-    float high_freq_factor = 4.0f;          // llama3
-    std::vector<float> freq_factors;        // (rope_dim / 2) divisor of each pair's frequency (GGUF rope_freqs.weight); empty: none
+    float factor = 1.0f;  // context extension; linear and yarn divide frequencies by it (llama3's is in freq_factors)
+    std::int64_t original_max_seq_len =
+        0;                          // the context before extension (yarn's correction dims; llama3's wavelengths)
+    float beta_fast = 32.0f;        // yarn: pairs turning more than this per original context extrapolate
+    float beta_slow = 1.0f;         // yarn: pairs turning less than this interpolate fully
+    float ext_factor = 1.0f;        // yarn: weight of the extrapolation ramp (llama.cpp's yarn_ext_factor)
+    float attn_factor = 1.0f;       // yarn: multiplies the magnitude 1 + 0.1 ln(factor)
+    float low_freq_factor = 1.0f;   // llama3, as config.json gives it (GGUF carries only freq_factors)
+    float high_freq_factor = 4.0f;  // llama3
+    std::vector<float>
+        freq_factors;  // (rope_dim / 2) divisor of each pair's frequency (GGUF rope_freqs.weight); empty: none
 
     // Throws format_error "<file>: hyper-parameters: rope_scaling...: <what>" for numbers that
     // cannot describe a scaling.
     void validate(const std::string& file, std::int64_t rope_dim) const {
         auto fail = [&](const std::string& what) {
-            throw format_error(file + ": hyper-parameters: rope_scaling (" + std::string(rope_scaling_name(type)) + "): " + what);
+            throw format_error(file + ": hyper-parameters: rope_scaling (" + std::string(rope_scaling_name(type)) +
+                               "): " + what);
         };
         if (!(factor > 0.0f) || !std::isfinite(factor)) fail("factor = " + std::to_string(factor) + " (expected > 0)");
         if (type == rope_scaling_type::yarn) {
             if (original_max_seq_len <= 0)
                 fail("original context length = " + std::to_string(original_max_seq_len) + " (expected > 0)");
             if (!(beta_fast > 0.0f) || !(beta_slow > 0.0f))
-                fail("beta_fast = " + std::to_string(beta_fast) + ", beta_slow = " + std::to_string(beta_slow) + " (expected > 0)");
+                fail("beta_fast = " + std::to_string(beta_fast) + ", beta_slow = " + std::to_string(beta_slow) +
+                     " (expected > 0)");
             if (!std::isfinite(ext_factor) || !std::isfinite(attn_factor))
                 fail("ext_factor and attn_factor must be finite");
         }
         if (!freq_factors.empty() && static_cast<std::int64_t>(freq_factors.size()) != rope_dim / 2)
-            fail(std::to_string(freq_factors.size()) + " frequency factors (expected rope_dim / 2 = " + std::to_string(rope_dim / 2) + ")");
+            fail(std::to_string(freq_factors.size()) +
+                 " frequency factors (expected rope_dim / 2 = " + std::to_string(rope_dim / 2) + ")");
         for (std::size_t i = 0; i < freq_factors.size(); ++i)
             if (!(freq_factors[i] > 0.0f) || !std::isfinite(freq_factors[i]))
-                fail("frequency factor " + std::to_string(i) + " = " + std::to_string(freq_factors[i]) + " (expected > 0)");
+                fail("frequency factor " + std::to_string(i) + " = " + std::to_string(freq_factors[i]) +
+                     " (expected > 0)");
     }
 };
 
@@ -84,8 +98,8 @@ namespace detail {
 
 // ggml_rope_yarn_corr_dim: the pair index whose frequency turns n_rot times over n_ctx_orig positions.
 inline double yarn_corr_dim(std::int64_t rope_dim, std::int64_t n_ctx_orig, double n_rot, double theta) noexcept {
-    return static_cast<double>(rope_dim) * std::log(static_cast<double>(n_ctx_orig) / (n_rot * 2.0 * std::numbers::pi)) /
-           (2.0 * std::log(theta));
+    return static_cast<double>(rope_dim) *
+           std::log(static_cast<double>(n_ctx_orig) / (n_rot * 2.0 * std::numbers::pi)) / (2.0 * std::log(theta));
 }
 
 }  // namespace detail
@@ -94,11 +108,13 @@ inline double yarn_corr_dim(std::int64_t rope_dim, std::int64_t n_ctx_orig, doub
 inline std::vector<double> rope_pair_frequencies(const rope_scaling_config& s, std::int64_t rope_dim, float theta) {
     const std::int64_t n_pairs = rope_dim / 2;
     std::vector<double> omega(static_cast<std::size_t>(n_pairs));
-    const double freq_scale = s.type == rope_scaling_type::linear || s.type == rope_scaling_type::yarn ? 1.0 / s.factor : 1.0;
+    const double freq_scale =
+        s.type == rope_scaling_type::linear || s.type == rope_scaling_type::yarn ? 1.0 / s.factor : 1.0;
     double low = 0.0, high = 0.0;
     if (s.type == rope_scaling_type::yarn) {
         low = std::max(0.0, std::floor(detail::yarn_corr_dim(rope_dim, s.original_max_seq_len, s.beta_fast, theta)));
-        high = std::min(static_cast<double>(rope_dim - 1), std::ceil(detail::yarn_corr_dim(rope_dim, s.original_max_seq_len, s.beta_slow, theta)));
+        high = std::min(static_cast<double>(rope_dim - 1),
+                        std::ceil(detail::yarn_corr_dim(rope_dim, s.original_max_seq_len, s.beta_slow, theta)));
     }
     for (std::int64_t i = 0; i < n_pairs; ++i) {
         double f = rope_frequency(i, rope_dim, theta);
@@ -118,7 +134,8 @@ inline std::vector<double> rope_pair_frequencies(const rope_scaling_config& s, s
 // ramp is on (ext_factor != 0), as ggml's rope_yarn; 1 otherwise.
 inline double rope_magnitude(const rope_scaling_config& s) noexcept {
     if (s.type != rope_scaling_type::yarn) return 1.0;
-    return static_cast<double>(s.attn_factor) * (s.ext_factor != 0.0f ? 1.0 + 0.1 * std::log(static_cast<double>(s.factor)) : 1.0);
+    return static_cast<double>(s.attn_factor) *
+           (s.ext_factor != 0.0f ? 1.0 + 0.1 * std::log(static_cast<double>(s.factor)) : 1.0);
 }
 
 // Llama 3.1's per-pair frequency factors from config.json's rope_scaling, as Hugging Face's
@@ -126,8 +143,9 @@ inline double rope_magnitude(const rope_scaling_config& s) noexcept {
 // pair's wavelength w = 2 pi / theta^(-2i/rope_dim) (float32, as both do) and the original context
 // L, 1 where w < L / high_freq_factor, factor where w > L / low_freq_factor, and between them
 // 1 / ((1 - s) / factor + s) with s = (L / w - low_freq_factor) / (high_freq_factor - low_freq_factor).
-inline std::vector<float> llama3_frequency_factors(std::int64_t rope_dim, float theta, float factor, float low_freq_factor,
-                                                   float high_freq_factor, std::int64_t original_max_seq_len) {
+inline std::vector<float> llama3_frequency_factors(std::int64_t rope_dim, float theta, float factor,
+                                                   float low_freq_factor, float high_freq_factor,
+                                                   std::int64_t original_max_seq_len) {
     std::vector<float> factors(static_cast<std::size_t>(rope_dim / 2));
     const double old_len = static_cast<double>(original_max_seq_len);
     const double low_wavelen = old_len / low_freq_factor, high_wavelen = old_len / high_freq_factor;

@@ -9,10 +9,10 @@
 #pragma once
 
 #include <nexttok/error.hpp>
-#include <nexttok/io/tensor_view.hpp>
 #include <nexttok/model/detail/weight_checks.hpp>
 #include <nexttok/model/load_options.hpp>
 #include <nexttok/model/model_weights.hpp>
+#include <nexttok/tensor/tensor_view.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -45,15 +45,22 @@ inline std::span<const block_scale_field> block_scale_fields(tensor_type t) noex
         case tensor_type::q4_0:
         case tensor_type::q5_0:
         case tensor_type::iq4_nl:
-        case tensor_type::iq4_xs: return d0;
+        case tensor_type::iq4_xs:
+            return d0;
         case tensor_type::q4_1:
-        case tensor_type::q5_1: return d0_m2;
+        case tensor_type::q5_1:
+            return d0_m2;
         case tensor_type::q4_k:
-        case tensor_type::q5_k: return d0_dmin2;
-        case tensor_type::q2_k: return q2_k;
-        case tensor_type::q3_k: return q3_k;
-        case tensor_type::q6_k: return q6_k;
-        default: return {};
+        case tensor_type::q5_k:
+            return d0_dmin2;
+        case tensor_type::q2_k:
+            return q2_k;
+        case tensor_type::q3_k:
+            return q3_k;
+        case tensor_type::q6_k:
+            return q6_k;
+        default:
+            return {};
     }
 }
 
@@ -68,7 +75,8 @@ inline std::int64_t first_non_finite(const std::byte* data, std::int64_t n, Word
     Word buffer[chunk];
     for (std::int64_t i0 = 0; i0 < n; i0 += chunk) {
         const std::int64_t m = std::min(chunk, n - i0);
-        std::memcpy(buffer, data + i0 * static_cast<std::int64_t>(sizeof(Word)), static_cast<std::size_t>(m) * sizeof(Word));
+        std::memcpy(buffer, data + i0 * static_cast<std::int64_t>(sizeof(Word)),
+                    static_cast<std::size_t>(m) * sizeof(Word));
         unsigned any = 0;
         for (std::int64_t i = 0; i < m; ++i) any |= static_cast<unsigned>((buffer[i] & exponent) == exponent);
         if (any)
@@ -88,12 +96,14 @@ inline void check_float_values(const std::string& where, const tensor_view& t, W
     const Word sign = static_cast<Word>(Word{1} << (8 * sizeof(Word) - 1));
     const bool nan = (bits & static_cast<Word>(~(exponent | sign))) != 0;
     const auto cols = static_cast<std::int64_t>(t.cols());
-    const std::string element = t.n_dims <= 1 ? "element " + std::to_string(i)
-                                              : "element " + std::to_string(i % cols) + " of row " + std::to_string(i / cols);
+    const std::string element = t.n_dims <= 1
+                                    ? "element " + std::to_string(i)
+                                    : "element " + std::to_string(i % cols) + " of row " + std::to_string(i / cols);
     throw format_error(where + element + " is " + non_finite_name(nan, (bits & sign) != 0));
 }
 
-inline void check_block_scales(const std::string& where, const tensor_view& t, std::span<const block_scale_field> fields) {
+inline void check_block_scales(const std::string& where, const tensor_view& t,
+                               std::span<const block_scale_field> fields) {
     const auto traits = find_tensor_type_traits(static_cast<std::uint32_t>(t.type));
     if (!traits || traits->block_size == 0) return;
     const std::uint64_t blocks_per_row = t.cols() / traits->block_size;
@@ -104,7 +114,8 @@ inline void check_block_scales(const std::string& where, const tensor_view& t, s
             std::uint16_t bits;
             std::memcpy(&bits, block + f.offset, sizeof bits);
             if ((bits & 0x7c00u) != 0x7c00u) continue;
-            const std::string row = t.n_dims <= 1 || blocks_per_row == 0 ? "" : " of row " + std::to_string(b / blocks_per_row);
+            const std::string row =
+                t.n_dims <= 1 || blocks_per_row == 0 ? "" : " of row " + std::to_string(b / blocks_per_row);
             const std::uint64_t in_row = blocks_per_row == 0 ? b : b % blocks_per_row;
             throw format_error(where + "block " + std::to_string(in_row) + row + " has scale " + f.name + " = " +
                                non_finite_name((bits & 0x03ffu) != 0, (bits & 0x8000u) != 0));
@@ -120,10 +131,14 @@ inline void check_tensor_values(const std::string& file, const tensor_view& t) {
     if (t.empty()) return;
     const std::string where = detail::tensor_place(file, t) + ": ";
     switch (t.type) {
-        case tensor_type::f32: return detail::check_float_values<std::uint32_t>(where, t, 0x7f800000u);
-        case tensor_type::f16: return detail::check_float_values<std::uint16_t>(where, t, 0x7c00u);
-        case tensor_type::bf16: return detail::check_float_values<std::uint16_t>(where, t, 0x7f80u);
-        default: detail::check_block_scales(where, t, detail::block_scale_fields(t.type));
+        case tensor_type::f32:
+            return detail::check_float_values<std::uint32_t>(where, t, 0x7f800000u);
+        case tensor_type::f16:
+            return detail::check_float_values<std::uint16_t>(where, t, 0x7c00u);
+        case tensor_type::bf16:
+            return detail::check_float_values<std::uint16_t>(where, t, 0x7f80u);
+        default:
+            detail::check_block_scales(where, t, detail::block_scale_fields(t.type));
     }
 }
 
@@ -137,9 +152,9 @@ inline void for_each_weight(const model_weights& w, F&& f) {
     visit(w.token_embd);
     visit(w.position_embd);
     for (const layer_weights& l : w.layers)
-        for (const tensor_view* t : {&l.attn_norm, &l.attn_q, &l.attn_k, &l.attn_v, &l.attn_output, &l.ffn_norm, &l.ffn_gate,
-                                     &l.ffn_up, &l.ffn_down, &l.attn_norm_b, &l.ffn_norm_b, &l.attn_q_b, &l.attn_k_b,
-                                     &l.attn_v_b, &l.attn_output_b, &l.ffn_up_b, &l.ffn_down_b})
+        for (const tensor_view* t : {&l.attn_norm, &l.attn_q, &l.attn_k, &l.attn_v, &l.attn_output, &l.ffn_norm,
+                                     &l.ffn_gate, &l.ffn_up, &l.ffn_down, &l.attn_norm_b, &l.ffn_norm_b, &l.attn_q_b,
+                                     &l.attn_k_b, &l.attn_v_b, &l.attn_output_b, &l.ffn_up_b, &l.ffn_down_b})
             visit(*t);
     visit(w.output_norm);
     visit(w.output_norm_b);
@@ -157,7 +172,8 @@ inline std::uint64_t total_weight_bytes(const model_weights& w) {
 // weights take at most options.check_tensors_max_bytes.
 inline void check_weights(const std::string& file, const model_weights& w, const load_options& options) {
     if (options.check_tensors == tensor_check::never) return;
-    if (options.check_tensors == tensor_check::automatic && total_weight_bytes(w) > options.check_tensors_max_bytes) return;
+    if (options.check_tensors == tensor_check::automatic && total_weight_bytes(w) > options.check_tensors_max_bytes)
+        return;
     for_each_weight(w, [&](const tensor_view& t) { check_tensor_values(file, t); });
 }
 

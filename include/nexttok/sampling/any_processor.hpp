@@ -20,10 +20,10 @@ namespace nexttok {
 class any_processor {
 public:
     template <class P>
-        requires(!std::same_as<std::remove_cvref_t<P>, any_processor> && logits_processor<std::remove_cvref_t<P>> &&
-                 std::copy_constructible<std::remove_cvref_t<P>>)
-    any_processor(P&& processor)  // NOLINT: implicit, as std::function, so {top_k{40}, ...} reads well
-        : self_(std::make_unique<model_<std::remove_cvref_t<P>>>(std::forward<P>(processor))) {}
+    requires(!std::same_as<std::remove_cvref_t<P>, any_processor> && logits_processor<std::remove_cvref_t<P>> &&
+             std::copy_constructible<std::remove_cvref_t<P>>)
+        any_processor(P&& processor)  // NOLINT: implicit, as std::function, so {top_k{40}, ...} reads well
+            : self_(std::make_unique<model_<std::remove_cvref_t<P>>>(std::forward<P>(processor))) {}
 
     any_processor(const any_processor& other) : self_(other.self_->clone()) {}
     any_processor(any_processor&&) noexcept = default;

@@ -24,10 +24,9 @@ namespace nexttok {
 class any_sampler {
 public:
     template <class S>
-        requires(!std::same_as<std::remove_cvref_t<S>, any_sampler> && sampler<std::remove_cvref_t<S>> &&
-                 std::copy_constructible<std::remove_cvref_t<S>>)
-    any_sampler(S&& s)  // NOLINT: implicit, as std::function
-        : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(s))) {}
+    requires(!std::same_as<std::remove_cvref_t<S>, any_sampler> && sampler<std::remove_cvref_t<S>> &&
+             std::copy_constructible<std::remove_cvref_t<S>>) any_sampler(S&& s)  // NOLINT: implicit, as std::function
+            : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(s))) {}
 
     any_sampler(const any_sampler& other) : self_(other.self_->clone()) {}
     any_sampler(any_sampler&&) noexcept = default;
@@ -68,18 +67,25 @@ private:
         void reset() override { wrapped.reset(); }
         float last_logprob() const override { return static_cast<float>(wrapped.last_logprob()); }
         bool has_distribution() const override {
-            if constexpr (distribution_sampler<S>) return wrapped.has_distribution();
-            else return false;
+            if constexpr (distribution_sampler<S>)
+                return wrapped.has_distribution();
+            else
+                return false;
         }
         token_distribution distribution(std::span<const float> logits) override {
-            if constexpr (distribution_sampler<S>) return wrapped.distribution(logits);
-            else throw unsupported_error(no_distribution_);
+            if constexpr (distribution_sampler<S>)
+                return wrapped.distribution(logits);
+            else
+                throw unsupported_error(no_distribution_);
         }
         void choose(token_id token) override {
-            if constexpr (distribution_sampler<S>) wrapped.choose(token);
-            else throw unsupported_error(no_distribution_);
+            if constexpr (distribution_sampler<S>)
+                wrapped.choose(token);
+            else
+                throw unsupported_error(no_distribution_);
         }
-        static constexpr const char* no_distribution_ = "any_sampler: the wrapped sampler cannot state its distribution (no distribution()/choose())";
+        static constexpr const char* no_distribution_ =
+            "any_sampler: the wrapped sampler cannot state its distribution (no distribution()/choose())";
         std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(wrapped); }
         S wrapped;
     };

@@ -20,10 +20,10 @@ namespace nexttok {
 class any_selector {
 public:
     template <class S>
-        requires(!std::same_as<std::remove_cvref_t<S>, any_selector> && token_selector<std::remove_cvref_t<S>> &&
-                 std::copy_constructible<std::remove_cvref_t<S>>)
-    any_selector(S&& selector)  // NOLINT: implicit, as std::function
-        : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(selector))) {}
+    requires(!std::same_as<std::remove_cvref_t<S>, any_selector> && token_selector<std::remove_cvref_t<S>> &&
+             std::copy_constructible<std::remove_cvref_t<S>>)
+        any_selector(S&& selector)  // NOLINT: implicit, as std::function
+            : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(selector))) {}
 
     any_selector(const any_selector& other) : self_(other.self_->clone()) {}
     any_selector(any_selector&&) noexcept = default;
@@ -58,8 +58,12 @@ private:
         token_id select(candidates& c) override { return selector.select(c); }
         bool has_distribution() const noexcept override { return distribution_selector<S>; }
         token_distribution distribution(candidates& c) override {
-            if constexpr (distribution_selector<S>) return selector.distribution(c);
-            else throw unsupported_error("any_selector: this selector has no distribution that can be stated without drawing (e.g. mirostat)");
+            if constexpr (distribution_selector<S>)
+                return selector.distribution(c);
+            else
+                throw unsupported_error(
+                    "any_selector: this selector has no distribution that can be stated without drawing (e.g. "
+                    "mirostat)");
         }
         void accept(token_id token) override { detail::accept_if_supported(selector, token); }
         void reset() override { detail::reset_if_supported(selector); }

@@ -26,7 +26,7 @@ class banned_sequences {
 public:
     // Throws invalid_argument_error for an empty sequence or a negative id.
     explicit banned_sequences(std::vector<std::vector<token_id>> sequences)
-        : sequences_(std::move(sequences)), context_(longest_prefix_(sequences_)) {}
+            : sequences_(std::move(sequences)), context_(longest_prefix_(sequences_)) {}
 
     void apply(candidates& c) {
         banned_.reserve(c.size());

@@ -15,7 +15,9 @@ namespace nexttok {
 
 // Transforms the candidate set in place: filters it, rescales or biases logits, computes probs.
 template <class P>
-concept logits_processor = requires(P& p, candidates& c) { p.apply(c); };
+concept logits_processor = requires(P& p, candidates& c) {
+    p.apply(c);
+};
 
 // Ends a chain: picks one token of the (non-empty) candidate set. May compute probs on the way.
 template <class S>
@@ -31,11 +33,15 @@ concept token_selector = requires(S& s, candidates& c) {
 // reset() as a prompt token, and every later one as generated. So reset() a sampler between two
 // generations that should not share history.
 template <class T>
-concept accepts_tokens = requires(T& t, token_id id) { t.accept(id); };
+concept accepts_tokens = requires(T& t, token_id id) {
+    t.accept(id);
+};
 
 // A stage whose state can be returned to its initial value (an RNG reseeds, a history clears).
 template <class T>
-concept resets_state = requires(T& t) { t.reset(); };
+concept resets_state = requires(T& t) {
+    t.reset();
+};
 
 // The whole pipeline, as generate() uses it. sample() draws a token and accepts it; accept() feeds a
 // token without sampling (prompt tokens); last_logprob() is the log-probability of the last sampled
@@ -61,7 +67,9 @@ concept distribution_selector = token_selector<S> && requires(S& s, candidates& 
 // `static constexpr bool draws_random_numbers = true;`: its output is then not a function of the
 // candidates and the accepted tokens, so a chain holding it cannot state its distribution.
 template <class P>
-inline constexpr bool draws_random_numbers_v = requires { requires P::draws_random_numbers; };
+inline constexpr bool draws_random_numbers_v = requires {
+    requires P::draws_random_numbers;
+};
 
 // A sampler that can state the distribution it would draw from, and take a token drawn elsewhere
 // (speculative decoding: the verification draws by rejection sampling from that distribution).

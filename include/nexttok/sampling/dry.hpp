@@ -33,11 +33,11 @@
 #include <nexttok/error.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/detail/token_history.hpp>
-#include <nexttok/tokenizer/tokenizer.hpp>
 #include <nexttok/types.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -54,14 +54,19 @@ public:
     // invalid_argument_error for a NaN or infinite multiplier or base, allowed_length < 1, last_n < -1.
     dry(float multiplier, float base, std::int32_t allowed_length, std::int32_t last_n,
         std::vector<std::vector<token_id>> breakers = {}, bool include_prompt = true)
-        : multiplier_(multiplier), base_(base), allowed_length_(allowed_length), last_n_(last_n),
-          include_prompt_(include_prompt), history_(last_n) {
+            : multiplier_(multiplier),
+              base_(base),
+              allowed_length_(allowed_length),
+              last_n_(last_n),
+              include_prompt_(include_prompt),
+              history_(last_n) {
         if (!std::isfinite(multiplier) || !std::isfinite(base))
             throw invalid_argument_error("dry: multiplier and base must be finite");
         if (allowed_length < 1)
             throw invalid_argument_error("dry: allowed_length = " + std::to_string(allowed_length) + ": must be >= 1");
         if (last_n < -1)
-            throw invalid_argument_error("dry: last_n = " + std::to_string(last_n) + ": must be >= -1 (-1 = all, 0 = off)");
+            throw invalid_argument_error("dry: last_n = " + std::to_string(last_n) +
+                                         ": must be >= -1 (-1 = all, 0 = off)");
         for (auto& b : breakers) {
             if (b.empty()) continue;
             breakers_.push_back({b.front(), std::vector<token_id>(b.begin() + 1, b.end())});
@@ -168,19 +173,28 @@ private:
     std::int32_t allowed_length_, last_n_;
     bool include_prompt_;
     bool in_prompt_ = true;
-    std::int32_t max_exponent_ = 0;  // 0: uncapped (base <= 1.000001)
+    std::int32_t max_exponent_ = 0;                                     // 0: uncapped (base <= 1.000001)
     std::vector<std::pair<token_id, std::vector<token_id>>> breakers_;  // (head, tail), sorted
-    detail::token_history history_;   // the last last_n accepted tokens
-    std::vector<std::size_t> z_;      // (window) scratch of the Z-function
+    detail::token_history history_;                                     // the last last_n accepted tokens
+    std::vector<std::size_t> z_;                                        // (window) scratch of the Z-function
     std::vector<std::int32_t> max_len_;  // (largest id seen + 1) longest repeat each token would extend
-    std::vector<token_id> touched_;   // ids with max_len_ != 0
+    std::vector<token_id> touched_;      // ids with max_len_ != 0
+};
+
+// What dry_sequence_breakers needs of a tokenizer (nexttok::tokenizer has it): the vocabulary's
+// pieces and the encoding of a text without special tokens.
+template <class T>
+concept piece_tokenizer = requires(const T& tok, token_id id, std::string_view text) {
+    { tok.vocab_size() } -> std::convertible_to<std::size_t>;
+    { tok.token_to_piece(id) } -> std::convertible_to<std::string>;
+    { tok.encode(text, false) } -> std::convertible_to<std::vector<token_id>>;
 };
 
 // The breakers for `strings` in tok's vocabulary, built as llama.cpp's llama_sampler_init_dry does
 // (see above). llama.cpp's defaults are {"\n", ":", "\"", "*"}. Cost: one token_to_piece per
 // vocabulary entry and string, at setup.
-inline std::vector<std::vector<token_id>> dry_sequence_breakers(const tokenizer& tok,
-                                                                std::span<const std::string> strings) {
+template <piece_tokenizer Tokenizer>
+std::vector<std::vector<token_id>> dry_sequence_breakers(const Tokenizer& tok, std::span<const std::string> strings) {
     constexpr std::size_t max_chars = 40;
     constexpr std::size_t max_tail = 20;
     std::vector<std::vector<token_id>> out;

@@ -30,7 +30,7 @@ namespace nexttok {
 class dynamic_chain {
 public:
     dynamic_chain(std::vector<any_processor> processors, any_selector selector)
-        : processors_(std::move(processors)), selector_(std::move(selector)) {}
+            : processors_(std::move(processors)), selector_(std::move(selector)) {}
 
     // Throws invalid_argument_error for empty logits, sampling_error when the processors removed every
     // candidate.
@@ -52,9 +52,12 @@ public:
     // See sampler_chain::distribution. Throws unsupported_error unless has_distribution().
     token_distribution distribution(std::span<const float> logits) {
         if (!selector_.has_distribution())
-            throw unsupported_error("dynamic_chain::distribution: the selector has no distribution that can be stated without drawing (e.g. mirostat)");
+            throw unsupported_error(
+                "dynamic_chain::distribution: the selector has no distribution that can be stated without drawing "
+                "(e.g. mirostat)");
         if (has_random_processor_())
-            throw unsupported_error("dynamic_chain::distribution: a processor draws random numbers in apply() (e.g. XTC)");
+            throw unsupported_error(
+                "dynamic_chain::distribution: a processor draws random numbers in apply() (e.g. XTC)");
         if (logits.empty()) throw invalid_argument_error("dynamic_chain::distribution: empty logits");
         candidates_.assign(logits);
         for (auto& p : processors_) p.apply(candidates_);

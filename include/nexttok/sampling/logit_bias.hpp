@@ -31,7 +31,8 @@ public:
         for (const auto& b : biases_) {
             if (b.id < 0) throw invalid_argument_error("logit_bias: token id " + std::to_string(b.id) + " is negative");
             if (std::isnan(b.bias) || b.bias == INFINITY)
-                throw invalid_argument_error("logit_bias: token " + std::to_string(b.id) + ": bias must be finite or -inf");
+                throw invalid_argument_error("logit_bias: token " + std::to_string(b.id) +
+                                             ": bias must be finite or -inf");
         }
     }
 

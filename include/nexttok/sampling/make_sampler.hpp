@@ -73,7 +73,8 @@ inline void add_stage(std::vector<any_processor>& out, sampler_stage s, const sa
             break;
         }
         case sampler_stage::no_repeat_ngram:
-            if (o.no_repeat_ngram_size > 0) out.emplace_back(no_repeat_ngram(o.no_repeat_ngram_size, o.penalize_prompt));
+            if (o.no_repeat_ngram_size > 0)
+                out.emplace_back(no_repeat_ngram(o.no_repeat_ngram_size, o.penalize_prompt));
             break;
         case sampler_stage::top_n_sigma:
             if (!greedy && o.top_n_sigma > 0.0f) out.emplace_back(top_n_sigma(o.top_n_sigma));
@@ -101,8 +102,10 @@ inline void add_stage(std::vector<any_processor>& out, sampler_stage s, const sa
                 out.emplace_back(xtc(o.xtc_probability, o.xtc_threshold, o.min_keep, xtc_seed(o.seed)));
             break;
         case sampler_stage::temperature:
-            if (o.dynatemp_range > 0.0f) out.emplace_back(dynamic_temperature(o.temperature, o.dynatemp_range, o.dynatemp_exponent));
-            else if (o.temperature != 1.0f || greedy) out.emplace_back(temperature(o.temperature));
+            if (o.dynatemp_range > 0.0f)
+                out.emplace_back(dynamic_temperature(o.temperature, o.dynatemp_range, o.dynatemp_exponent));
+            else if (o.temperature != 1.0f || greedy)
+                out.emplace_back(temperature(o.temperature));
             break;
     }
 }
@@ -121,8 +124,11 @@ inline dynamic_chain make_dynamic_chain(const sampling_options& options, std::ve
 
     if (options.mirostat != 0) {
         processors.emplace_back(temperature(options.temperature));
-        if (options.mirostat == 1) return dynamic_chain(std::move(processors), mirostat(options.mirostat_tau, options.mirostat_eta, options.seed));
-        return dynamic_chain(std::move(processors), mirostat_v2(options.mirostat_tau, options.mirostat_eta, options.seed));
+        if (options.mirostat == 1)
+            return dynamic_chain(std::move(processors),
+                                 mirostat(options.mirostat_tau, options.mirostat_eta, options.seed));
+        return dynamic_chain(std::move(processors),
+                             mirostat_v2(options.mirostat_tau, options.mirostat_eta, options.seed));
     }
     const bool greedy_draw = options.temperature == 0.0f && options.dynatemp_range == 0.0f;
     for (sampler_stage s : options.sampler_order) detail::add_stage(processors, s, options, greedy_draw);

@@ -37,7 +37,7 @@ class mirostat {
 public:
     // Throws invalid_argument_error for a NaN tau or eta, or m < 1.
     mirostat(float tau, float eta, std::uint64_t seed, std::int32_t m = 100, std::int64_t n_vocab = 0)
-        : tau_(tau), eta_(eta), m_(m), n_vocab_(n_vocab), seed_(seed), mu_(2.0f * tau), rng_(seed) {
+            : tau_(tau), eta_(eta), m_(m), n_vocab_(n_vocab), seed_(seed), mu_(2.0f * tau), rng_(seed) {
         detail::require_not_nan(tau, "mirostat", "tau");
         detail::require_not_nan(eta, "mirostat", "eta");
         if (m < 1) throw invalid_argument_error("mirostat: m must be >= 1");
@@ -59,7 +59,8 @@ public:
         const auto n_vocab = static_cast<float>(n_vocab_ > 0 ? n_vocab_ : static_cast<std::int64_t>(c.size()));
         const float k = std::pow(eps_hat * std::pow(2.0f, mu_) / (1.0f - std::pow(n_vocab, -eps_hat)), 1.0f / s_hat);
         std::size_t n_keep = c.size();
-        if (std::isfinite(k) && k < static_cast<float>(c.size())) n_keep = std::max<std::size_t>(static_cast<std::size_t>(std::max(k, 0.0f)), 1);
+        if (std::isfinite(k) && k < static_cast<float>(c.size()))
+            n_keep = std::max<std::size_t>(static_cast<std::size_t>(std::max(k, 0.0f)), 1);
         last_k_ = n_keep;
         c.keep_top(n_keep);
         const std::size_t pos = c.size() == 1 ? 0 : detail::draw_position(c, rng_);

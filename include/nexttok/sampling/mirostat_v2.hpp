@@ -25,7 +25,8 @@ namespace nexttok {
 class mirostat_v2 {
 public:
     // Throws invalid_argument_error for a NaN tau or eta.
-    mirostat_v2(float tau, float eta, std::uint64_t seed) : tau_(tau), eta_(eta), seed_(seed), mu_(2.0f * tau), rng_(seed) {
+    mirostat_v2(float tau, float eta, std::uint64_t seed)
+            : tau_(tau), eta_(eta), seed_(seed), mu_(2.0f * tau), rng_(seed) {
         detail::require_not_nan(tau, "mirostat_v2", "tau");
         detail::require_not_nan(eta, "mirostat_v2", "eta");
     }

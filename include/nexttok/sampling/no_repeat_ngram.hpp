@@ -26,7 +26,8 @@ class no_repeat_ngram {
 public:
     // Throws invalid_argument_error for n < 0.
     explicit no_repeat_ngram(std::int32_t n, bool include_prompt = true) : n_(n), include_prompt_(include_prompt) {
-        if (n < 0) throw invalid_argument_error("no_repeat_ngram: n = " + std::to_string(n) + ": must be >= 0 (0 = off)");
+        if (n < 0)
+            throw invalid_argument_error("no_repeat_ngram: n = " + std::to_string(n) + ": must be >= 0 (0 = off)");
     }
 
     void apply(candidates& c) {

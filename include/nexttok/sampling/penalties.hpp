@@ -42,12 +42,18 @@ public:
     // Throws invalid_argument_error for last_n < -1, repeat <= 0 or not finite, a NaN or infinite
     // frequency or presence.
     penalties(std::int32_t last_n, float repeat, float frequency, float presence, bool include_prompt = true)
-        : last_n_(last_n), repeat_(repeat), frequency_(frequency), presence_(presence),
-          include_prompt_(include_prompt), window_(last_n > 0 ? last_n : 0) {
+            : last_n_(last_n),
+              repeat_(repeat),
+              frequency_(frequency),
+              presence_(presence),
+              include_prompt_(include_prompt),
+              window_(last_n > 0 ? last_n : 0) {
         if (last_n < -1)
-            throw invalid_argument_error("penalties: last_n = " + std::to_string(last_n) + ": must be >= -1 (-1 = all, 0 = off)");
+            throw invalid_argument_error("penalties: last_n = " + std::to_string(last_n) +
+                                         ": must be >= -1 (-1 = all, 0 = off)");
         if (!(repeat > 0.0f) || !std::isfinite(repeat))
-            throw invalid_argument_error("penalties: repeat = " + std::to_string(repeat) + ": must be finite and > 0 (1 = off)");
+            throw invalid_argument_error("penalties: repeat = " + std::to_string(repeat) +
+                                         ": must be finite and > 0 (1 = off)");
         if (!std::isfinite(frequency) || !std::isfinite(presence))
             throw invalid_argument_error("penalties: frequency and presence must be finite");
     }
@@ -67,8 +73,10 @@ public:
             if (id >= counts_.size() || counts_[id] == 0) continue;
             const std::int32_t count = counts_[id];
             float& l = c.logits[i];
-            if (l <= 0.0f) l *= repeat_;
-            else l /= repeat_;
+            if (l <= 0.0f)
+                l *= repeat_;
+            else
+                l /= repeat_;
             l -= static_cast<float>(count) * frequency_ + presence_;
             changed = true;
         }
@@ -116,10 +124,10 @@ private:
     std::int32_t last_n_;
     float repeat_, frequency_, presence_;
     bool include_prompt_;
-    bool in_prompt_ = true;          // no apply() yet since construction or reset()
-    detail::token_history window_;   // (last_n) the counted tokens, when last_n > 0
+    bool in_prompt_ = true;             // no apply() yet since construction or reset()
+    detail::token_history window_;      // (last_n) the counted tokens, when last_n > 0
     std::vector<std::int32_t> counts_;  // (largest id counted + 1) occurrences in the window
-    std::int64_t n_counted_ = 0;     // tokens in the window
+    std::int64_t n_counted_ = 0;        // tokens in the window
 };
 
 }  // namespace nexttok

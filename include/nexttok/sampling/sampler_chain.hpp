@@ -43,23 +43,24 @@ constexpr bool is_sampler_chain() {
         constexpr std::size_t n = sizeof...(Stages);
         return []<std::size_t... I>(std::index_sequence<I...>) {
             return (logits_processor<std::tuple_element_t<I, tuple>> && ...);
-        }(std::make_index_sequence<n - 1>{}) && token_selector<std::tuple_element_t<n - 1, tuple>>;
+        }
+        (std::make_index_sequence<n - 1>{}) && token_selector<std::tuple_element_t<n - 1, tuple>>;
     }
 }
 
 }  // namespace detail
 
 template <class... Stages>
-    requires(detail::is_sampler_chain<Stages...>())
-class sampler_chain {
+requires(detail::is_sampler_chain<Stages...>()) class sampler_chain {
 public:
     static constexpr std::size_t n_processors = sizeof...(Stages) - 1;
     using selector_type = std::tuple_element_t<n_processors, std::tuple<Stages...>>;
 
     static constexpr bool has_distribution() noexcept {
-        return distribution_selector<selector_type> && []<std::size_t... I>(std::index_sequence<I...>) {
+        return distribution_selector<selector_type>&&[]<std::size_t... I>(std::index_sequence<I...>) {
             return (!draws_random_numbers_v<std::tuple_element_t<I, std::tuple<Stages...>>> && ...);
-        }(std::make_index_sequence<n_processors>{});
+        }
+        (std::make_index_sequence<n_processors>{});
     }
 
     explicit sampler_chain(Stages... stages) : stages_(std::move(stages)...) {}
@@ -82,9 +83,7 @@ public:
     // The distribution sample(logits) would draw from: the processors run as in sample(), then the
     // selector states its distribution over the survivors; nothing is selected or accepted. Throws
     // as sample() does.
-    token_distribution distribution(std::span<const float> logits)
-        requires(has_distribution())
-    {
+    token_distribution distribution(std::span<const float> logits) requires(has_distribution()) {
         if (logits.empty()) throw invalid_argument_error("sampler_chain::distribution: empty logits");
         candidates_.assign(logits);
         apply_processors_(std::make_index_sequence<n_processors>{});
@@ -94,9 +93,7 @@ public:
 
     // Ends the step distribution() began with `token` (drawn from that distribution by the caller):
     // as sample() after its selection, every stage accepts it and last_logprob() reports it.
-    void choose(token_id token)
-        requires(has_distribution())
-    {
+    void choose(token_id token) requires(has_distribution()) {
         last_token_ = token;
         logprob_pending_ = true;
         accept(token);
@@ -155,8 +152,8 @@ private:
 
 // make_sampler_chain(p1, ..., pn, selector): the stages are copied or moved in.
 template <class... Stages>
-    requires(detail::is_sampler_chain<std::decay_t<Stages>...>())
-sampler_chain<std::decay_t<Stages>...> make_sampler_chain(Stages&&... stages) {
+requires(detail::is_sampler_chain<std::decay_t<Stages>...>())
+    sampler_chain<std::decay_t<Stages>...> make_sampler_chain(Stages&&... stages) {
     return sampler_chain<std::decay_t<Stages>...>(std::forward<Stages>(stages)...);
 }
 

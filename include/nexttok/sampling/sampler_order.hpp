@@ -47,35 +47,47 @@ enum class sampler_stage : std::uint8_t {
 
 inline const std::vector<sampler_stage>& llama_cpp_order() {
     using s = sampler_stage;
-    static const std::vector<sampler_stage> order{s::penalties, s::no_repeat_ngram, s::dry,     s::top_n_sigma,
-                                                  s::top_k,     s::typical_p,       s::top_p,   s::min_p,
-                                                  s::epsilon,   s::eta,             s::xtc,     s::temperature};
+    static const std::vector<sampler_stage> order{s::penalties, s::no_repeat_ngram, s::dry,   s::top_n_sigma, s::top_k,
+                                                  s::typical_p, s::top_p,           s::min_p, s::epsilon,     s::eta,
+                                                  s::xtc,       s::temperature};
     return order;
 }
 
 inline const std::vector<sampler_stage>& hf_order() {
     using s = sampler_stage;
-    static const std::vector<sampler_stage> order{s::penalties, s::no_repeat_ngram, s::dry,     s::temperature,
-                                                  s::top_k,     s::top_p,           s::min_p,   s::typical_p,
-                                                  s::epsilon,   s::eta,             s::top_n_sigma, s::xtc};
+    static const std::vector<sampler_stage> order{
+        s::penalties, s::no_repeat_ngram, s::dry,     s::temperature, s::top_k,       s::top_p,
+        s::min_p,     s::typical_p,       s::epsilon, s::eta,         s::top_n_sigma, s::xtc};
     return order;
 }
 
 // The canonical name ("top_k", "typ_p", ...), as llama.cpp prints it where it has the stage.
 constexpr std::string_view to_string(sampler_stage s) noexcept {
     switch (s) {
-        case sampler_stage::penalties: return "penalties";
-        case sampler_stage::dry: return "dry";
-        case sampler_stage::top_n_sigma: return "top_n_sigma";
-        case sampler_stage::top_k: return "top_k";
-        case sampler_stage::typical_p: return "typ_p";
-        case sampler_stage::top_p: return "top_p";
-        case sampler_stage::min_p: return "min_p";
-        case sampler_stage::xtc: return "xtc";
-        case sampler_stage::temperature: return "temperature";
-        case sampler_stage::epsilon: return "epsilon";
-        case sampler_stage::eta: return "eta";
-        case sampler_stage::no_repeat_ngram: return "no_repeat_ngram";
+        case sampler_stage::penalties:
+            return "penalties";
+        case sampler_stage::dry:
+            return "dry";
+        case sampler_stage::top_n_sigma:
+            return "top_n_sigma";
+        case sampler_stage::top_k:
+            return "top_k";
+        case sampler_stage::typical_p:
+            return "typ_p";
+        case sampler_stage::top_p:
+            return "top_p";
+        case sampler_stage::min_p:
+            return "min_p";
+        case sampler_stage::xtc:
+            return "xtc";
+        case sampler_stage::temperature:
+            return "temperature";
+        case sampler_stage::epsilon:
+            return "epsilon";
+        case sampler_stage::eta:
+            return "eta";
+        case sampler_stage::no_repeat_ngram:
+            return "no_repeat_ngram";
     }
     return "unknown";
 }
@@ -88,37 +100,62 @@ struct stage_name {
 };
 
 inline constexpr std::array<stage_name, 28> stage_names{{
-    {"penalties", sampler_stage::penalties},       {"dry", sampler_stage::dry},
-    {"top_n_sigma", sampler_stage::top_n_sigma},   {"top-n-sigma", sampler_stage::top_n_sigma},
-    {"top_k", sampler_stage::top_k},               {"top-k", sampler_stage::top_k},
-    {"typ_p", sampler_stage::typical_p},           {"typical_p", sampler_stage::typical_p},
-    {"typical-p", sampler_stage::typical_p},       {"typical", sampler_stage::typical_p},
-    {"typ-p", sampler_stage::typical_p},           {"typ", sampler_stage::typical_p},
-    {"top_p", sampler_stage::top_p},               {"top-p", sampler_stage::top_p},
-    {"nucleus", sampler_stage::top_p},             {"min_p", sampler_stage::min_p},
-    {"min-p", sampler_stage::min_p},               {"xtc", sampler_stage::xtc},
-    {"temperature", sampler_stage::temperature},   {"temp", sampler_stage::temperature},
-    {"epsilon", sampler_stage::epsilon},           {"epsilon_cutoff", sampler_stage::epsilon},
-    {"eta", sampler_stage::eta},                   {"eta_cutoff", sampler_stage::eta},
-    {"no_repeat_ngram", sampler_stage::no_repeat_ngram}, {"no-repeat-ngram", sampler_stage::no_repeat_ngram},
-    {"repetition_penalty", sampler_stage::penalties}, {"temp_ext", sampler_stage::temperature},
+    {"penalties", sampler_stage::penalties},
+    {"dry", sampler_stage::dry},
+    {"top_n_sigma", sampler_stage::top_n_sigma},
+    {"top-n-sigma", sampler_stage::top_n_sigma},
+    {"top_k", sampler_stage::top_k},
+    {"top-k", sampler_stage::top_k},
+    {"typ_p", sampler_stage::typical_p},
+    {"typical_p", sampler_stage::typical_p},
+    {"typical-p", sampler_stage::typical_p},
+    {"typical", sampler_stage::typical_p},
+    {"typ-p", sampler_stage::typical_p},
+    {"typ", sampler_stage::typical_p},
+    {"top_p", sampler_stage::top_p},
+    {"top-p", sampler_stage::top_p},
+    {"nucleus", sampler_stage::top_p},
+    {"min_p", sampler_stage::min_p},
+    {"min-p", sampler_stage::min_p},
+    {"xtc", sampler_stage::xtc},
+    {"temperature", sampler_stage::temperature},
+    {"temp", sampler_stage::temperature},
+    {"epsilon", sampler_stage::epsilon},
+    {"epsilon_cutoff", sampler_stage::epsilon},
+    {"eta", sampler_stage::eta},
+    {"eta_cutoff", sampler_stage::eta},
+    {"no_repeat_ngram", sampler_stage::no_repeat_ngram},
+    {"no-repeat-ngram", sampler_stage::no_repeat_ngram},
+    {"repetition_penalty", sampler_stage::penalties},
+    {"temp_ext", sampler_stage::temperature},
 }};
-
 
 constexpr char to_char(sampler_stage s) noexcept {
     switch (s) {
-        case sampler_stage::penalties: return 'e';
-        case sampler_stage::dry: return 'd';
-        case sampler_stage::top_n_sigma: return 's';
-        case sampler_stage::top_k: return 'k';
-        case sampler_stage::typical_p: return 'y';
-        case sampler_stage::top_p: return 'p';
-        case sampler_stage::min_p: return 'm';
-        case sampler_stage::xtc: return 'x';
-        case sampler_stage::temperature: return 't';
-        case sampler_stage::epsilon: return 'c';
-        case sampler_stage::eta: return 'a';
-        case sampler_stage::no_repeat_ngram: return 'n';
+        case sampler_stage::penalties:
+            return 'e';
+        case sampler_stage::dry:
+            return 'd';
+        case sampler_stage::top_n_sigma:
+            return 's';
+        case sampler_stage::top_k:
+            return 'k';
+        case sampler_stage::typical_p:
+            return 'y';
+        case sampler_stage::top_p:
+            return 'p';
+        case sampler_stage::min_p:
+            return 'm';
+        case sampler_stage::xtc:
+            return 'x';
+        case sampler_stage::temperature:
+            return 't';
+        case sampler_stage::epsilon:
+            return 'c';
+        case sampler_stage::eta:
+            return 'a';
+        case sampler_stage::no_repeat_ngram:
+            return 'n';
     }
     return '?';
 }
@@ -153,9 +190,10 @@ inline std::vector<sampler_stage> parse_sampler_order(std::string_view text) {
                 break;
             }
             if (!found)
-                throw invalid_argument_error("samplers: unknown sampler '" + std::string(name) +
-                                             "' (expected penalties, dry, top_n_sigma, top_k, typ_p, top_p, min_p, xtc, "
-                                             "temperature, epsilon, eta, no_repeat_ngram, or llama / hf)");
+                throw invalid_argument_error(
+                    "samplers: unknown sampler '" + std::string(name) +
+                    "' (expected penalties, dry, top_n_sigma, top_k, typ_p, top_p, min_p, xtc, "
+                    "temperature, epsilon, eta, no_repeat_ngram, or llama / hf)");
         }
         if (end == std::string_view::npos) break;
         text.remove_prefix(end + 1);
@@ -177,7 +215,9 @@ inline std::vector<sampler_stage> parse_sampler_chars(std::string_view chars) {
             order.push_back(s);
             found = true;
         }
-        if (!found) throw invalid_argument_error(std::string("sampling-seq: unknown sampler character '") + ch + "' (expected one of edskypmxtcan)");
+        if (!found)
+            throw invalid_argument_error(std::string("sampling-seq: unknown sampler character '") + ch +
+                                         "' (expected one of edskypmxtcan)");
     }
     if (order.empty()) throw invalid_argument_error("sampling-seq: the sequence is empty");
     return order;

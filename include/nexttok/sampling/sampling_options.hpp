@@ -109,7 +109,9 @@ struct sampling_options {
 
     // Throws invalid_argument_error naming the first bad field and its value.
     void validate() const {
-        auto finite = [](float x) { return std::isfinite(x); };
+        auto finite = [](float x) {
+            return std::isfinite(x);
+        };
         if (!finite(temperature) || temperature < 0.0f)
             fail_("temperature", std::to_string(temperature), "must be finite and >= 0 (0 = greedy)");
         if (!finite(dynatemp_range) || dynatemp_range < 0.0f)
@@ -117,7 +119,8 @@ struct sampling_options {
         if (!finite(dynatemp_exponent)) fail_("dynatemp_exponent", std::to_string(dynatemp_exponent), "must be finite");
         if (top_k < 0) fail_("top_k", std::to_string(top_k), "must be >= 0 (0 = disabled)");
         if (!(top_p > 0.0f && top_p <= 1.0f)) fail_("top_p", std::to_string(top_p), "must be in (0, 1] (1 = disabled)");
-        if (!(min_p >= 0.0f && min_p <= 1.0f)) fail_("min_p", std::to_string(min_p), "must be in [0, 1] (0 = disabled)");
+        if (!(min_p >= 0.0f && min_p <= 1.0f))
+            fail_("min_p", std::to_string(min_p), "must be in [0, 1] (0 = disabled)");
         if (!(typical_p > 0.0f && typical_p <= 1.0f))
             fail_("typical_p", std::to_string(typical_p), "must be in (0, 1] (1 = disabled)");
         if (!finite(top_n_sigma)) fail_("top_n_sigma", std::to_string(top_n_sigma), "must be finite (<= 0 = disabled)");
@@ -133,7 +136,8 @@ struct sampling_options {
             fail_("repeat_penalty", std::to_string(repeat_penalty), "must be finite and > 0 (1 = disabled)");
         if (!finite(frequency_penalty)) fail_("frequency_penalty", std::to_string(frequency_penalty), "must be finite");
         if (!finite(presence_penalty)) fail_("presence_penalty", std::to_string(presence_penalty), "must be finite");
-        if (repeat_last_n < -1) fail_("repeat_last_n", std::to_string(repeat_last_n), "must be >= -1 (-1 = all, 0 = off)");
+        if (repeat_last_n < -1)
+            fail_("repeat_last_n", std::to_string(repeat_last_n), "must be >= -1 (-1 = all, 0 = off)");
         if (!finite(dry_multiplier)) fail_("dry_multiplier", std::to_string(dry_multiplier), "must be finite");
         if (!finite(dry_base)) fail_("dry_base", std::to_string(dry_base), "must be finite");
         if (dry_allowed_length < 1) fail_("dry_allowed_length", std::to_string(dry_allowed_length), "must be >= 1");

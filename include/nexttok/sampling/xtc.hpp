@@ -30,7 +30,7 @@ public:
 
     // Throws invalid_argument_error when probability or threshold is NaN.
     xtc(float probability, float threshold, std::size_t min_keep, std::uint64_t seed)
-        : probability_(probability), threshold_(threshold), min_keep_(min_keep), seed_(seed), rng_(seed) {
+            : probability_(probability), threshold_(threshold), min_keep_(min_keep), seed_(seed), rng_(seed) {
         detail::require_not_nan(probability, "xtc", "probability");
         detail::require_not_nan(threshold, "xtc", "threshold");
     }

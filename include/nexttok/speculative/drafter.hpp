@@ -40,8 +40,10 @@ struct draft_pick_archetype {
 // The model file a decoder runs, for messages ("<decoder>" for a decoder type that does not say).
 template <class Decoder>
 std::string decoder_name(const Decoder& dec) {
-    if constexpr (requires { dec.get_model()->file_name(); }) return dec.get_model()->file_name();
-    else return "<decoder>";
+    if constexpr (requires { dec.get_model()->file_name(); })
+        return dec.get_model()->file_name();
+    else
+        return "<decoder>";
 }
 
 }  // namespace detail

@@ -55,9 +55,11 @@ speculative_result generate_speculative_impl(Decoder& dec, Cache& cache, Drafter
                                              std::span<const token_id> prompt, Sampler& sample, Stop& stop,
                                              const speculative_options& options, const token_callback& on_token,
                                              std::int64_t max_new_tokens = -1, std::int64_t n_logprobs = 0) {
-    speculative_generator g(dec, cache, draft, tok, prompt, sample, stop, on_token, options, max_new_tokens, n_logprobs);
+    speculative_generator g(dec, cache, draft, tok, prompt, sample, stop, on_token, options, max_new_tokens,
+                            n_logprobs);
     if (g.start())
-        while (g.step()) {}
+        while (g.step()) {
+        }
     return g.finish();
 }
 
@@ -69,16 +71,18 @@ inline void check_speculative_sampling(const generation_options& options) {
         throw invalid_argument_error("generate_speculative: n_samples = " + std::to_string(options.n_samples) +
                                      ": speculative decoding generates one sample");
     if (options.context_shift)
-        throw invalid_argument_error("generate_speculative: context_shift is not supported with speculative decoding "
-                                     "(generation ends with cache_full at the cache's capacity)");
+        throw invalid_argument_error(
+            "generate_speculative: context_shift is not supported with speculative decoding "
+            "(generation ends with cache_full at the cache's capacity)");
     if (s.mirostat != 0)
         throw invalid_argument_error("generate_speculative: sampling.mirostat = " + std::to_string(s.mirostat) +
                                      ": mirostat cannot be verified exactly (its select() updates mu from the token it "
                                      "draws, so its distribution cannot be stated without drawing); use mirostat = 0");
     if (s.xtc_probability > 0.0f && s.xtc_threshold <= 0.5f)
-        throw invalid_argument_error("generate_speculative: sampling.xtc_probability = " + std::to_string(s.xtc_probability) +
-                                     ": XTC cannot be verified exactly (its apply() draws a random number, so the candidates "
-                                     "it leaves are not a distribution); use xtc_probability = 0");
+        throw invalid_argument_error(
+            "generate_speculative: sampling.xtc_probability = " + std::to_string(s.xtc_probability) +
+            ": XTC cannot be verified exactly (its apply() draws a random number, so the candidates "
+            "it leaves are not a distribution); use xtc_probability = 0");
 }
 
 }  // namespace detail
@@ -88,21 +92,23 @@ inline void check_speculative_sampling(const generation_options& options) {
 // is called), with the drafter's proposals verified by the target. Afterwards the cache holds the
 // sequence's positions but the last token's. The draws use options.seed, not the sampler's own RNG.
 template <class Decoder, class Cache, drafter Drafter, distribution_sampler Sampler, stopping_criterion Stop>
-    requires token_decoder<Decoder, Cache> && rewindable_kv_storage<Cache, typename Decoder::scalar_type> &&
-             std::copyable<Sampler>
-speculative_result generate_speculative(Decoder& dec, Cache& cache, Drafter& draft, const tokenizer& tok,
-                                        std::span<const token_id> prompt, Sampler& sample, Stop& stop,
-                                        const speculative_options& options = {}, const token_callback& on_token = {}) {
+requires token_decoder<Decoder, Cache> && rewindable_kv_storage<Cache, typename Decoder::scalar_type> &&
+    std::copyable<Sampler>
+        speculative_result generate_speculative(Decoder& dec, Cache& cache, Drafter& draft, const tokenizer& tok,
+                                                std::span<const token_id> prompt, Sampler& sample, Stop& stop,
+                                                const speculative_options& options = {},
+                                                const token_callback& on_token = {}) {
     return detail::generate_speculative_impl(dec, cache, draft, &tok, prompt, sample, stop, options, on_token);
 }
 
 // The same without a tokenizer: tokens and log-probabilities only, `text` stays empty.
 template <class Decoder, class Cache, drafter Drafter, distribution_sampler Sampler, stopping_criterion Stop>
-    requires token_decoder<Decoder, Cache> && rewindable_kv_storage<Cache, typename Decoder::scalar_type> &&
-             std::copyable<Sampler>
-speculative_result generate_speculative(Decoder& dec, Cache& cache, Drafter& draft, std::span<const token_id> prompt,
-                                        Sampler& sample, Stop& stop, const speculative_options& options = {},
-                                        const token_callback& on_token = {}) {
+requires token_decoder<Decoder, Cache> && rewindable_kv_storage<Cache, typename Decoder::scalar_type> &&
+    std::copyable<Sampler>
+        speculative_result generate_speculative(Decoder& dec, Cache& cache, Drafter& draft,
+                                                std::span<const token_id> prompt, Sampler& sample, Stop& stop,
+                                                const speculative_options& options = {},
+                                                const token_callback& on_token = {}) {
     return detail::generate_speculative_impl(dec, cache, draft, nullptr, prompt, sample, stop, options, on_token);
 }
 
@@ -111,18 +117,18 @@ speculative_result generate_speculative(Decoder& dec, Cache& cache, Drafter& dra
 // round drafts beyond options.max_new_tokens. Throws invalid_argument_error for bad options, for
 // n_samples != 1, mirostat or XTC (naming the field).
 template <class Decoder, class Cache, drafter Drafter>
-    requires token_decoder<Decoder, Cache> && rewindable_kv_storage<Cache, typename Decoder::scalar_type>
-speculative_result generate_speculative(Decoder& dec, Cache& cache, Drafter& draft, const tokenizer& tok,
-                                        std::span<const token_id> prompt, const generation_options& options,
-                                        const speculative_options& speculative = {}, const token_callback& on_token = {}) {
+requires token_decoder<Decoder, Cache> && rewindable_kv_storage<Cache, typename Decoder::scalar_type> speculative_result
+generate_speculative(Decoder& dec, Cache& cache, Drafter& draft, const tokenizer& tok, std::span<const token_id> prompt,
+                     const generation_options& options, const speculative_options& speculative = {},
+                     const token_callback& on_token = {}) {
     options.validate();
     detail::check_speculative_sampling(options);
     auto sample = make_sampler(options, tok);
     auto stop = make_stopping(options, tok);
     speculative_options spec = speculative;
     spec.seed = options.sampling.seed;
-    return detail::generate_speculative_impl(dec, cache, draft, &tok, prompt, sample, stop, spec, on_token, options.max_new_tokens,
-                                             options.n_logprobs);
+    return detail::generate_speculative_impl(dec, cache, draft, &tok, prompt, sample, stop, spec, on_token,
+                                             options.max_new_tokens, options.n_logprobs);
 }
 
 }  // namespace nexttok

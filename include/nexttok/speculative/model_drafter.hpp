@@ -15,8 +15,8 @@
 
 #include <nexttok/cache/kv_storage.hpp>
 #include <nexttok/decoder/decoder.hpp>
+#include <nexttok/detail/check_logits.hpp>
 #include <nexttok/error.hpp>
-#include <nexttok/generation/detail/check_logits.hpp>
 #include <nexttok/generation/token_decoder.hpp>
 #include <nexttok/speculative/drafter.hpp>
 #include <nexttok/types.hpp>
@@ -32,19 +32,20 @@
 namespace nexttok {
 
 template <class Decoder, class Cache>
-    requires token_decoder<Decoder, Cache> && rewindable_kv_storage<Cache, typename Decoder::scalar_type>
+requires token_decoder<Decoder, Cache> && rewindable_kv_storage<Cache, typename Decoder::scalar_type>
 class model_drafter {
 public:
     model_drafter(Decoder& dec, Cache& cache)
-        : dec_(&dec), cache_(&cache), logits_(static_cast<std::size_t>(dec.config().vocab_size)) {}
+            : dec_(&dec), cache_(&cache), logits_(static_cast<std::size_t>(dec.config().vocab_size)) {}
 
     // Throws invalid_argument_error naming both models unless the vocabularies have the same size.
     void check_vocabulary(std::int64_t target_vocab_size, std::string_view target_name) const {
         const std::int64_t own = dec_->config().vocab_size;
         if (own == target_vocab_size) return;
-        throw invalid_argument_error("model_drafter: the draft model " + detail::decoder_name(*dec_) + " has vocab_size " +
-                                     std::to_string(own) + ", the target " + std::string(target_name) + " has vocab_size " +
-                                     std::to_string(target_vocab_size) + ": a draft must share the target's vocabulary");
+        throw invalid_argument_error("model_drafter: the draft model " + detail::decoder_name(*dec_) +
+                                     " has vocab_size " + std::to_string(own) + ", the target " +
+                                     std::string(target_name) + " has vocab_size " + std::to_string(target_vocab_size) +
+                                     ": a draft must share the target's vocabulary");
     }
 
     // A new generation: the cache is cleared and the decoder's scratch sized for the prompt.
@@ -63,12 +64,14 @@ public:
         if (k <= 0 || n_seq == 0) return;
         const std::int64_t n_cached = std::min(cache_->size(), n_seq - 1);
         cache_->truncate(n_cached);
-        dec_->forward(sequence.subspan(static_cast<std::size_t>(n_cached)), n_cached, *cache_, logits_, logits_for::last);
+        dec_->forward(sequence.subspan(static_cast<std::size_t>(n_cached)), n_cached, *cache_, logits_,
+                      logits_for::last);
         for (std::int64_t i = 0; i < k; ++i) {
             detail::check_logits(logits_, n_seq - 1 + i, "speculative decoding: the draft model");
             const token_id t = pick(std::span<const float>(logits_));
             out.push_back(t);
-            if (i + 1 < k) dec_->forward(std::span<const token_id>(&out.back(), 1), n_seq + i, *cache_, logits_, logits_for::last);
+            if (i + 1 < k)
+                dec_->forward(std::span<const token_id>(&out.back(), 1), n_seq + i, *cache_, logits_, logits_for::last);
         }
     }
 
@@ -79,9 +82,9 @@ public:
     Cache& cache() const noexcept { return *cache_; }
 
 private:
-    Decoder* dec_;                // non-owning
-    Cache* cache_;                // non-owning
-    std::vector<float> logits_;   // (vocab_size): the draft's next-token logits
+    Decoder* dec_;               // non-owning
+    Cache* cache_;               // non-owning
+    std::vector<float> logits_;  // (vocab_size): the draft's next-token logits
 };
 
 }  // namespace nexttok

@@ -31,7 +31,8 @@ public:
         if (n_min < 1)
             throw invalid_argument_error("ngram_drafter: n_min = " + std::to_string(n_min) + ": must be >= 1");
         if (n_max < n_min)
-            throw invalid_argument_error("ngram_drafter: n_max = " + std::to_string(n_max) + ": must be >= n_min = " + std::to_string(n_min));
+            throw invalid_argument_error("ngram_drafter: n_max = " + std::to_string(n_max) +
+                                         ": must be >= n_min = " + std::to_string(n_min));
     }
 
     // Proposes ids taken from the sequence itself, so any vocabulary fits.
@@ -52,7 +53,8 @@ public:
         const std::size_t base = out.size();
         for (std::int64_t i = 0; i < k; ++i) {
             const std::int64_t from = start + i;  // start < n_seq, so a proposed token is always behind
-            out.push_back(from < n_seq ? sequence[static_cast<std::size_t>(from)] : out[base + static_cast<std::size_t>(from - n_seq)]);
+            out.push_back(from < n_seq ? sequence[static_cast<std::size_t>(from)]
+                                       : out[base + static_cast<std::size_t>(from - n_seq)]);
         }
     }
 

@@ -35,10 +35,10 @@
 
 #include <nexttok/cache/kv_storage.hpp>
 #include <nexttok/decoder/decoder.hpp>
+#include <nexttok/detail/check_logits.hpp>
+#include <nexttok/detail/loop_settings.hpp>
 #include <nexttok/detail/splitmix64.hpp>
 #include <nexttok/error.hpp>
-#include <nexttok/generation/detail/check_logits.hpp>
-#include <nexttok/generation/detail/loop_settings.hpp>
 #include <nexttok/generation/sequence_generator.hpp>
 #include <nexttok/generation/token_decoder.hpp>
 #include <nexttok/generation/token_event.hpp>
@@ -74,8 +74,8 @@ inline std::uint64_t draft_seed(std::uint64_t seed) noexcept {
 }  // namespace detail
 
 template <class Decoder, class Cache, drafter Drafter, distribution_sampler Sampler, stopping_criterion Stop>
-    requires token_decoder<Decoder, Cache> && rewindable_kv_storage<Cache, typename Decoder::scalar_type> &&
-             std::copyable<Sampler>
+requires token_decoder<Decoder, Cache> && rewindable_kv_storage<Cache, typename Decoder::scalar_type> &&
+    std::copyable<Sampler>
 class speculative_generator {
 public:
     // tok: null for tokens only (no text). max_new_tokens: a bound the criteria enforce anyway, given
@@ -83,23 +83,31 @@ public:
     // alternatives recorded per token, as generation_options::n_logprobs. Throws
     // invalid_argument_error for bad options, a sampler that cannot state its distribution, a drafter
     // of another vocabulary, or an empty prompt or one longer than the cache.
-    speculative_generator(Decoder& dec, Cache& cache, Drafter& draft, const tokenizer* tok, std::span<const token_id> prompt,
-                          Sampler& sample, Stop& stop, const token_callback& on_token, const speculative_options& options,
-                          std::int64_t max_new_tokens = -1, std::int64_t n_logprobs = 0)
-        : dec_(&dec), cache_(&cache), draft_(&draft), sample_(&sample),
-          options_(validated_(options, sample, prompt.size(), cache.capacity())),
-          vocab_size_(dec.config().vocab_size), max_new_tokens_(max_new_tokens),
-          gen_(tok, prompt, sample, stop, on_token, cache.capacity(), detail::loop_settings{.n_logprobs = n_logprobs}),
-          logits_(static_cast<std::size_t>((options_.draft_max + 1) * vocab_size_)),
-          picker_(vocab_size_, options_.draft_max, options_.greedy_draft, detail::draft_seed(options_.seed)),
-          verifier_(vocab_size_, options_.seed), k_(options_.draft_max) {
+    speculative_generator(Decoder& dec, Cache& cache, Drafter& draft, const tokenizer* tok,
+                          std::span<const token_id> prompt, Sampler& sample, Stop& stop, const token_callback& on_token,
+                          const speculative_options& options, std::int64_t max_new_tokens = -1,
+                          std::int64_t n_logprobs = 0)
+            : dec_(&dec),
+              cache_(&cache),
+              draft_(&draft),
+              sample_(&sample),
+              options_(validated_(options, sample, prompt.size(), cache.capacity())),
+              vocab_size_(dec.config().vocab_size),
+              max_new_tokens_(max_new_tokens),
+              gen_(tok, prompt, sample, stop, on_token, cache.capacity(),
+                   detail::loop_settings{.n_logprobs = n_logprobs}),
+              logits_(static_cast<std::size_t>((options_.draft_max + 1) * vocab_size_)),
+              picker_(vocab_size_, options_.draft_max, options_.greedy_draft, detail::draft_seed(options_.seed)),
+              verifier_(vocab_size_, options_.seed),
+              k_(options_.draft_max) {
         draft.check_vocabulary(vocab_size_, detail::decoder_name(dec));
         drafted_.reserve(static_cast<std::size_t>(options_.draft_max));
         batch_.reserve(static_cast<std::size_t>(options_.draft_max + 1));
     }
 
     speculative_generator(Decoder&, Cache&, Drafter&, const tokenizer*, std::span<const token_id>, Sampler&, Stop&,
-                          token_callback&&, const speculative_options&, std::int64_t = -1, std::int64_t = 0) = delete;  // would dangle
+                          token_callback&&, const speculative_options&, std::int64_t = -1,
+                          std::int64_t = 0) = delete;  // would dangle
 
     speculative_generator(const speculative_generator&) = delete;
     speculative_generator& operator=(const speculative_generator&) = delete;
@@ -132,9 +140,10 @@ public:
         if (k > 0) draft_->propose(seq, k, picker_, drafted_);
         const auto m = static_cast<std::int64_t>(drafted_.size());
         if (m > k || (picker_.n_picked() != 0 && picker_.n_picked() != m))
-            throw invalid_argument_error("speculative_generator: the drafter proposed " + std::to_string(m) + " tokens (" +
-                                         std::to_string(picker_.n_picked()) + " picked) when asked for at most " +
-                                         std::to_string(k) + ", all picked or none");
+            throw invalid_argument_error("speculative_generator: the drafter proposed " + std::to_string(m) +
+                                         " tokens (" + std::to_string(picker_.n_picked()) +
+                                         " picked) when asked for at most " + std::to_string(k) +
+                                         ", all picked or none");
         const bool dense_q = picker_.n_picked() > 0;
 
         batch_.assign(1, seq.back());
@@ -153,7 +162,8 @@ public:
             token_id t;
             if (i < m) {
                 ++n_examined;
-                t = verifier_.verify(p, drafted_[static_cast<std::size_t>(i)], dense_q ? picker_.q(i) : std::span<const float>(), accepted);
+                t = verifier_.verify(p, drafted_[static_cast<std::size_t>(i)],
+                                     dense_q ? picker_.q(i) : std::span<const float>(), accepted);
             } else {
                 t = verifier_.draw(p);
             }
@@ -171,8 +181,10 @@ public:
         draft_->rollback(n_cached);
 
         if (options_.adaptive && more && m > 0) {
-            if (n_kept == m) k_ = std::min(k_ + 2, options_.draft_max);
-            else k_ = std::max(k_ - 1, options_.draft_min);
+            if (n_kept == m)
+                k_ = std::min(k_ + 2, options_.draft_max);
+            else
+                k_ = std::max(k_ - 1, options_.draft_min);
         }
         return more;
     }
@@ -199,8 +211,9 @@ private:
         detail::check_prompt(n_prompt, capacity, "generate_speculative");
         options.validate();
         if (!sample.has_distribution())
-            throw invalid_argument_error("generate_speculative: the sampler cannot state the distribution it draws from "
-                                         "(mirostat, XTC, or a stage without distribution()), which exact verification needs");
+            throw invalid_argument_error(
+                "generate_speculative: the sampler cannot state the distribution it draws from "
+                "(mirostat, XTC, or a stage without distribution()), which exact verification needs");
         return options;
     }
 
@@ -212,21 +225,21 @@ private:
         return std::max<std::int64_t>(k, 0);
     }
 
-    Decoder* dec_;        // non-owning
-    Cache* cache_;        // non-owning
-    Drafter* draft_;      // non-owning
-    Sampler* sample_;     // non-owning
+    Decoder* dec_;     // non-owning
+    Cache* cache_;     // non-owning
+    Drafter* draft_;   // non-owning
+    Sampler* sample_;  // non-owning
     speculative_options options_;
     std::int64_t vocab_size_;
     std::int64_t max_new_tokens_;
     sequence_generator<Sampler, Stop> gen_;
-    std::vector<float> logits_;         // (draft_max + 1, vocab_size): the target's rows of a round
-    std::vector<token_id> drafted_;     // (<= draft_max) this round's drafts
-    std::vector<token_id> batch_;       // (<= draft_max + 1) the last kept token and the drafts
+    std::vector<float> logits_;      // (draft_max + 1, vocab_size): the target's rows of a round
+    std::vector<token_id> drafted_;  // (<= draft_max) this round's drafts
+    std::vector<token_id> batch_;    // (<= draft_max + 1) the last kept token and the drafts
     detail::draft_picker<Sampler> picker_;
     detail::rejection_sampler verifier_;
     speculative_stats stats_;
-    std::int64_t k_;                    // drafts per round, adapted
+    std::int64_t k_;  // drafts per round, adapted
 };
 
 }  // namespace nexttok

@@ -32,8 +32,7 @@ struct speculative_options {
 
     // Throws invalid_argument_error naming the first bad field and its value.
     void validate() const {
-        if (draft_max < 1 || draft_max > 1024)
-            fail_("draft_max", std::to_string(draft_max), "must be in [1, 1024]");
+        if (draft_max < 1 || draft_max > 1024) fail_("draft_max", std::to_string(draft_max), "must be in [1, 1024]");
         if (draft_min < 1) fail_("draft_min", std::to_string(draft_min), "must be >= 1");
         if (draft_min > draft_max)
             fail_("draft_min", std::to_string(draft_min), "must be <= draft_max = " + std::to_string(draft_max));

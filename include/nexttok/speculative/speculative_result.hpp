@@ -30,7 +30,8 @@ struct speculative_result : generation_result {
 
     // Generated tokens per round (the figure of merit E of the speedup); 0 before any round.
     double tokens_per_round() const noexcept {
-        return speculation.n_rounds > 0 ? static_cast<double>(tokens.size()) / static_cast<double>(speculation.n_rounds) : 0.0;
+        return speculation.n_rounds > 0 ? static_cast<double>(tokens.size()) / static_cast<double>(speculation.n_rounds)
+                                        : 0.0;
     }
 };
 

@@ -20,21 +20,26 @@
 namespace nexttok {
 
 template <stopping_criterion... Criteria>
-    requires(sizeof...(Criteria) > 0)
-class all_of {
+requires(sizeof...(Criteria) > 0) class all_of {
 public:
     explicit all_of(Criteria... criteria) : criteria_(std::move(criteria)...) {}
 
     finish_reason check(const generation_state& state) {
         finish_reason first = finish_reason::none;
         bool all = true;
-        std::apply([&](auto&... c) {
-            ((void)[&] {
-                const finish_reason r = c.check(state);
-                if (r == finish_reason::none) all = false;
-                else if (first == finish_reason::none) first = r;
-            }(), ...);
-        }, criteria_);
+        std::apply(
+            [&](auto&... c) {
+                (
+                    (void)[&] {
+                        const finish_reason r = c.check(state);
+                        if (r == finish_reason::none)
+                            all = false;
+                        else if (first == finish_reason::none)
+                            first = r;
+                    }(),
+                    ...);
+            },
+            criteria_);
         return all ? first : finish_reason::none;
     }
 
@@ -51,12 +56,16 @@ public:
 
     std::optional<std::size_t> text_cut() const {
         std::optional<std::size_t> cut;
-        std::apply([&](const auto&... c) {
-            ((void)[&] {
-                const auto k = detail::text_cut_if_supported(c);
-                if (k && (!cut || *k < *cut)) cut = k;
-            }(), ...);
-        }, criteria_);
+        std::apply(
+            [&](const auto&... c) {
+                (
+                    (void)[&] {
+                        const auto k = detail::text_cut_if_supported(c);
+                        if (k && (!cut || *k < *cut)) cut = k;
+                    }(),
+                    ...);
+            },
+            criteria_);
         return cut;
     }
 

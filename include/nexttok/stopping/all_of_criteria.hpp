@@ -33,8 +33,10 @@ public:
         bool all = true;
         for (auto& c : criteria_) {
             const finish_reason r = c.check(state);
-            if (r == finish_reason::none) all = false;
-            else if (first == finish_reason::none) first = r;
+            if (r == finish_reason::none)
+                all = false;
+            else if (first == finish_reason::none)
+                first = r;
         }
         return all ? first : finish_reason::none;
     }

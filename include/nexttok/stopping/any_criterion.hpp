@@ -22,10 +22,10 @@ namespace nexttok {
 class any_criterion {
 public:
     template <class S>
-        requires(!std::same_as<std::remove_cvref_t<S>, any_criterion> && stopping_criterion<std::remove_cvref_t<S>> &&
-                 std::copy_constructible<std::remove_cvref_t<S>>)
-    any_criterion(S&& criterion)  // NOLINT: implicit, as std::function
-        : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(criterion))) {}
+    requires(!std::same_as<std::remove_cvref_t<S>, any_criterion> && stopping_criterion<std::remove_cvref_t<S>> &&
+             std::copy_constructible<std::remove_cvref_t<S>>)
+        any_criterion(S&& criterion)  // NOLINT: implicit, as std::function
+            : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(criterion))) {}
 
     any_criterion(const any_criterion& other) : self_(other.self_->clone()) {}
     any_criterion(any_criterion&&) noexcept = default;
@@ -57,7 +57,9 @@ private:
         explicit model_(Arg&& arg) : criterion(std::forward<Arg>(arg)) {}
         finish_reason check(const generation_state& state) override { return criterion.check(state); }
         void reset() override { detail::reset_criterion_if_supported(criterion); }
-        std::size_t hold_back(std::string_view text) const override { return detail::hold_back_if_supported(criterion, text); }
+        std::size_t hold_back(std::string_view text) const override {
+            return detail::hold_back_if_supported(criterion, text);
+        }
         std::optional<std::size_t> text_cut() const override { return detail::text_cut_if_supported(criterion); }
         std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(criterion); }
         S criterion;

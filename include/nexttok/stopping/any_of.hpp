@@ -30,9 +30,11 @@ public:
         finish_reason reason = finish_reason::none;
         std::size_t index = 0;
         // || short-circuits: criteria after the first that fires are not evaluated.
-        std::apply([&](auto&... c) {
-            static_cast<void>((((reason = c.check(state)) != finish_reason::none || (++index, false)) || ...));
-        }, criteria_);
+        std::apply(
+            [&](auto&... c) {
+                static_cast<void>((((reason = c.check(state)) != finish_reason::none || (++index, false)) || ...));
+            },
+            criteria_);
         fired_ = index;
         return reason;
     }
@@ -52,9 +54,12 @@ public:
     std::optional<std::size_t> text_cut() const {
         std::optional<std::size_t> cut;
         std::size_t i = 0;
-        std::apply([&](const auto&... c) {
-            ((i++ == fired_ ? static_cast<void>(cut = detail::text_cut_if_supported(c)) : static_cast<void>(0)), ...);
-        }, criteria_);
+        std::apply(
+            [&](const auto&... c) {
+                ((i++ == fired_ ? static_cast<void>(cut = detail::text_cut_if_supported(c)) : static_cast<void>(0)),
+                 ...);
+            },
+            criteria_);
         return cut;
     }
 

@@ -50,14 +50,18 @@ void reset_criterion_if_supported(S& criterion) {
 
 template <class S>
 std::size_t hold_back_if_supported(const S& criterion, std::string_view text) {
-    if constexpr (holds_back_text<S>) return static_cast<std::size_t>(criterion.hold_back(text));
-    else return 0;
+    if constexpr (holds_back_text<S>)
+        return static_cast<std::size_t>(criterion.hold_back(text));
+    else
+        return 0;
 }
 
 template <class S>
 std::optional<std::size_t> text_cut_if_supported(const S& criterion) {
-    if constexpr (cuts_text<S>) return criterion.text_cut();
-    else return std::nullopt;
+    if constexpr (cuts_text<S>)
+        return criterion.text_cut();
+    else
+        return std::nullopt;
 }
 
 }  // namespace detail

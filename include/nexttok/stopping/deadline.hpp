@@ -39,7 +39,8 @@ public:
     time_point when() const noexcept { return when_; }
 
 private:
-    basic_deadline(time_point when, duration budget, bool relative) : when_(when), budget_(budget), relative_(relative) {}
+    basic_deadline(time_point when, duration budget, bool relative)
+            : when_(when), budget_(budget), relative_(relative) {}
 
     time_point when_;
     duration budget_;

@@ -20,8 +20,7 @@ public:
     eos_criterion(std::initializer_list<token_id> eos_ids) : ids_({eos_ids.begin(), eos_ids.size()}) {}
 
     finish_reason check(const generation_state& state) const noexcept {
-        return state.n_generated() > 0 && ids_.contains(state.tokens.back()) ? finish_reason::eos
-                                                                              : finish_reason::none;
+        return state.n_generated() > 0 && ids_.contains(state.tokens.back()) ? finish_reason::eos : finish_reason::none;
     }
 
     std::span<const token_id> ids() const noexcept { return ids_.ids(); }

@@ -28,18 +28,30 @@ enum class finish_reason : std::uint8_t {
 // to a string literal: it never dangles.
 constexpr std::string_view to_string(finish_reason reason) noexcept {
     switch (reason) {
-        case finish_reason::none: return "none";
-        case finish_reason::eos: return "eos";
-        case finish_reason::max_new_tokens: return "max_new_tokens";
-        case finish_reason::stop_token: return "stop_token";
-        case finish_reason::stop_string: return "stop_string";
-        case finish_reason::deadline: return "deadline";
-        case finish_reason::cancelled: return "cancelled";
-        case finish_reason::cache_full: return "cache_full";
-        case finish_reason::callback: return "callback";
-        case finish_reason::max_length: return "max_length";
-        case finish_reason::predicate: return "predicate";
-        case finish_reason::error: return "error";
+        case finish_reason::none:
+            return "none";
+        case finish_reason::eos:
+            return "eos";
+        case finish_reason::max_new_tokens:
+            return "max_new_tokens";
+        case finish_reason::stop_token:
+            return "stop_token";
+        case finish_reason::stop_string:
+            return "stop_string";
+        case finish_reason::deadline:
+            return "deadline";
+        case finish_reason::cancelled:
+            return "cancelled";
+        case finish_reason::cache_full:
+            return "cache_full";
+        case finish_reason::callback:
+            return "callback";
+        case finish_reason::max_length:
+            return "max_length";
+        case finish_reason::predicate:
+            return "predicate";
+        case finish_reason::error:
+            return "error";
     }
     return "unknown";
 }

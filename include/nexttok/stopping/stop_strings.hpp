@@ -19,10 +19,10 @@
 // never splits a character.
 #pragma once
 
+#include <nexttok/detail/utf8.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/stopping/finish_reason.hpp>
 #include <nexttok/stopping/generation_state.hpp>
-#include <nexttok/tokenizer/detail/utf8.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -45,10 +45,11 @@ public:
     // Throws invalid_argument_error for an empty stop string (it would match everywhere) or one that is
     // not valid UTF-8 (the decoded text always is, so it could only match inside a character).
     explicit stop_strings(std::vector<std::string> strings, bool include_stop_string = false)
-        : strings_(std::move(strings)), include_(include_stop_string) {
+            : strings_(std::move(strings)), include_(include_stop_string) {
         for (const auto& s : strings_) {
             if (s.empty()) throw invalid_argument_error("stop_strings: an empty stop string");
-            if (!detail::is_valid_utf8(s)) throw invalid_argument_error("stop_strings: a stop string is not valid UTF-8");
+            if (!detail::is_valid_utf8(s))
+                throw invalid_argument_error("stop_strings: a stop string is not valid UTF-8");
             longest_ = std::max(longest_, s.size());
         }
     }

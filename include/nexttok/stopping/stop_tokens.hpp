@@ -20,7 +20,7 @@ public:
 
     finish_reason check(const generation_state& state) const noexcept {
         return state.n_generated() > 0 && ids_.contains(state.tokens.back()) ? finish_reason::stop_token
-                                                                              : finish_reason::none;
+                                                                             : finish_reason::none;
     }
 
     std::span<const token_id> ids() const noexcept { return ids_.ids(); }

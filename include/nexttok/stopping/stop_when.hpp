@@ -18,7 +18,7 @@ public:
 
     // Throws invalid_argument_error for an empty predicate or reason == none.
     explicit stop_when(predicate_type predicate, finish_reason reason = finish_reason::predicate)
-        : predicate_(std::move(predicate)), reason_(reason) {
+            : predicate_(std::move(predicate)), reason_(reason) {
         if (!predicate_) throw invalid_argument_error("stop_when: empty predicate");
         if (reason_ == finish_reason::none) throw invalid_argument_error("stop_when: the reason must not be none");
     }

@@ -54,7 +54,7 @@ public:
     // A rule whose result is a control, unknown or byte token is ignored: plain text never turns
     // into those by merging.
     bpe_tokenizer(vocabulary vocab, const std::vector<bpe_merge>& merges, pre_tokenizer pre, bpe_options options)
-        : vocab_(std::move(vocab)), ranks_(checked(vocab_, merges)), pre_(std::move(pre)), options_(options) {
+            : vocab_(std::move(vocab)), ranks_(checked(vocab_, merges)), pre_(std::move(pre)), options_(options) {
         const auto& table = detail::byte_level_table::get();
         for (unsigned b = 0; b < 256; ++b) {
             const token_id id = vocab_.find(table.symbol(static_cast<unsigned char>(b)));
@@ -71,7 +71,8 @@ public:
     std::vector<token_id> encode(std::string_view text, bool add_bos, bool parse_special = false) const {
         std::vector<token_id> out;
         if (add_bos) {
-            if (vocab_.bos() == no_token) throw invalid_argument_error("encode: add_bos, but the vocabulary has no BOS token");
+            if (vocab_.bos() == no_token)
+                throw invalid_argument_error("encode: add_bos, but the vocabulary has no BOS token");
             out.push_back(vocab_.bos());
         }
         if (text.empty()) return out;
@@ -124,13 +125,14 @@ private:
         for (std::size_t i = 0; i < merges.size(); ++i) {
             const bpe_merge& m = merges[i];
             if (!vocab.contains(m.left) || !vocab.contains(m.right) || !vocab.contains(m.result))
-                throw invalid_argument_error("bpe_tokenizer: merge " + std::to_string(i) + " names a token id outside the vocabulary");
+                throw invalid_argument_error("bpe_tokenizer: merge " + std::to_string(i) +
+                                             " names a token id outside the vocabulary");
             const std::string_view l = vocab[m.left].text, r = vocab[m.right].text, result = vocab[m.result].text;
             if (l.empty() || r.empty() || result.size() != l.size() + r.size() || !result.starts_with(l) ||
                 !result.ends_with(r))
-                throw invalid_argument_error("bpe_tokenizer: merge " + std::to_string(i) + " ('" + std::string(l) + "' '" +
-                                             std::string(r) + "') does not make token " + std::to_string(m.result) +
-                                             " ('" + std::string(result) + "')");
+                throw invalid_argument_error("bpe_tokenizer: merge " + std::to_string(i) + " ('" + std::string(l) +
+                                             "' '" + std::string(r) + "') does not make token " +
+                                             std::to_string(m.result) + " ('" + std::string(result) + "')");
             // Unusable rules keep their rank slot so that ranks stay the positions in the list.
             usable.push_back(is_mergeable(vocab[m.result].type) ? m : bpe_merge{no_token, no_token, no_token});
         }

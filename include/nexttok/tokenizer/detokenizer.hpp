@@ -13,8 +13,8 @@
 // Ownership: refers to the tokenizer, which must outlive it. Not thread-safe: one per sequence.
 #pragma once
 
+#include <nexttok/detail/utf8.hpp>
 #include <nexttok/tokenizer/decode_state.hpp>
-#include <nexttok/tokenizer/detail/utf8.hpp>
 #include <nexttok/tokenizer/tokenizer.hpp>
 #include <nexttok/types.hpp>
 
@@ -60,9 +60,9 @@ private:
         return out;
     }
 
-    const tokenizer* tok_;      // non-owning
+    const tokenizer* tok_;  // non-owning
     decode_state state_;
-    std::string pending_;       // decoded bytes not returned yet: at most an incomplete character (<= 3 bytes) between calls
+    std::string pending_;  // decoded bytes not returned yet: at most an incomplete character (<= 3 bytes) between calls
 };
 
 }  // namespace nexttok

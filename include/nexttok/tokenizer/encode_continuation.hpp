@@ -32,10 +32,12 @@ inline prompt_and_continuation encode_continuation(const tokenizer& tok, std::st
     while (n_prompt < head.size() && n_prompt < whole.size() && head[n_prompt] == whole[n_prompt]) ++n_prompt;
     if (n_prompt == 0) {
         if (!add_bos || whole.empty())
-            throw invalid_argument_error("encode_continuation: the prompt is empty and no BOS is added: nothing conditions the text");
+            throw invalid_argument_error(
+                "encode_continuation: the prompt is empty and no BOS is added: nothing conditions the text");
         n_prompt = 1;
     }
-    if (n_prompt >= whole.size()) throw invalid_argument_error("encode_continuation: the text adds no token to the prompt");
+    if (n_prompt >= whole.size())
+        throw invalid_argument_error("encode_continuation: the text adds no token to the prompt");
     return {std::vector<token_id>(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(n_prompt)),
             std::vector<token_id>(whole.begin() + static_cast<std::ptrdiff_t>(n_prompt), whole.end())};
 }

@@ -130,9 +130,7 @@ inline constexpr gguf_pre_tokenizer table[] = {
 }  // namespace detail::gguf_pre
 
 // Every name, in llama.cpp's order.
-inline constexpr std::span<const gguf_pre_tokenizer> gguf_pre_tokenizers() noexcept {
-    return detail::gguf_pre::table;
-}
+inline constexpr std::span<const gguf_pre_tokenizer> gguf_pre_tokenizers() noexcept { return detail::gguf_pre::table; }
 
 // The entry of a tokenizer.ggml.pre value, or nullptr when llama.cpp has no byte-level BPE
 // pre-tokenizer of that name. An absent key means "default" (llama.cpp warns and uses its fallback).

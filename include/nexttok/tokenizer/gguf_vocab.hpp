@@ -72,15 +72,17 @@ inline vocabulary load_gguf_vocabulary(const gguf_file& file, special_token_ids 
     if (file.find(scores_key) != nullptr) {
         scores = file.get_f32_array(scores_key);
         if (scores.size() != n)
-            detail::fail_gguf_key(file, scores_key, std::to_string(n) + " scores (one per token), found " +
-                                                        std::to_string(scores.size()));
+            detail::fail_gguf_key(
+                file, scores_key,
+                std::to_string(n) + " scores (one per token), found " + std::to_string(scores.size()));
     }
     std::vector<std::int32_t> types;
     if (file.find(types_key) != nullptr) {
         types = file.get_i32_array(types_key);
         if (types.size() != n)
-            detail::fail_gguf_key(file, types_key, std::to_string(n) + " token types (one per token), found " +
-                                                       std::to_string(types.size()));
+            detail::fail_gguf_key(
+                file, types_key,
+                std::to_string(n) + " token types (one per token), found " + std::to_string(types.size()));
     }
 
     std::vector<token_data> tokens(n);
@@ -90,13 +92,14 @@ inline vocabulary load_gguf_vocabulary(const gguf_file& file, special_token_ids 
         if (!scores.empty()) t.score = scores[i];
         if (!types.empty()) {
             if (!is_valid_token_type(types[i]))
-                detail::fail_gguf_key(file, types_key, "token types 1..6, token " + std::to_string(i) + " has type " +
-                                                           std::to_string(types[i]));
+                detail::fail_gguf_key(
+                    file, types_key,
+                    "token types 1..6, token " + std::to_string(i) + " has type " + std::to_string(types[i]));
             t.type = static_cast<token_type>(types[i]);
         }
         if (t.type == token_type::byte && !detail::parse_byte_token(t.text))
-            detail::fail_gguf_key(file, tokens_key, "byte token " + std::to_string(i) + " to read <0xNN>, found '" +
-                                                        t.text + "'");
+            detail::fail_gguf_key(file, tokens_key,
+                                  "byte token " + std::to_string(i) + " to read <0xNN>, found '" + t.text + "'");
     }
 
     special_token_ids special;
@@ -117,8 +120,9 @@ inline bpe_tokenizer load_gguf_bpe_tokenizer(const gguf_file& file) {
     if (pre == nullptr) {
         const gguf_value* v = file.find(pre_key);
         throw unsupported_error(file.name() + ": metadata key '" + std::string(pre_key) + "' at offset " +
-                                detail::hex_offset(v != nullptr ? v->offset : 0) + ": pre-tokenizer '" + std::string(pre_name) +
-                                "' is not supported (supported: " + gguf_pre_tokenizer_names() + ")");
+                                detail::hex_offset(v != nullptr ? v->offset : 0) + ": pre-tokenizer '" +
+                                std::string(pre_name) + "' is not supported (supported: " + gguf_pre_tokenizer_names() +
+                                ")");
     }
 
     vocabulary vocab = load_gguf_vocabulary(file, special_token_ids{});  // no default special ids
@@ -129,10 +133,13 @@ inline bpe_tokenizer load_gguf_bpe_tokenizer(const gguf_file& file) {
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const auto parts = detail::split_merge_line(lines[i]);
         if (!parts)
-            detail::fail_gguf_key(file, merges_key, "merge " + std::to_string(i) + " to read '<left> <right>', found '" +
-                                                        std::string(lines[i]) + "'");
+            detail::fail_gguf_key(
+                file, merges_key,
+                "merge " + std::to_string(i) + " to read '<left> <right>', found '" + std::string(lines[i]) + "'");
         const auto m = detail::resolve_bpe_merge(vocab, parts->first, parts->second, problem);
-        if (!m) detail::fail_gguf_key(file, merges_key, "merge " + std::to_string(i) + " ('" + std::string(lines[i]) + "'): " + problem);
+        if (!m)
+            detail::fail_gguf_key(file, merges_key,
+                                  "merge " + std::to_string(i) + " ('" + std::string(lines[i]) + "'): " + problem);
         merges.push_back(*m);
     }
 
@@ -142,9 +149,11 @@ inline bpe_tokenizer load_gguf_bpe_tokenizer(const gguf_file& file) {
     const std::optional<bool> add_eos = file.find_bool("tokenizer.ggml.add_eos_token");
     // As llama.cpp's check_add_special_token: asking for BOS/EOS without its id is an error.
     if (add_bos.value_or(false) && vocab.bos() == no_token)
-        detail::fail_gguf_key(file, "tokenizer.ggml.add_bos_token", "false, since tokenizer.ggml.bos_token_id is not set");
+        detail::fail_gguf_key(file, "tokenizer.ggml.add_bos_token",
+                              "false, since tokenizer.ggml.bos_token_id is not set");
     if (add_eos.value_or(false) && vocab.eos() == no_token)
-        detail::fail_gguf_key(file, "tokenizer.ggml.add_eos_token", "false, since tokenizer.ggml.eos_token_id is not set");
+        detail::fail_gguf_key(file, "tokenizer.ggml.add_eos_token",
+                              "false, since tokenizer.ggml.eos_token_id is not set");
     options.add_bos = add_bos.value_or(pre->add_bos && vocab.bos() != no_token);
     options.add_eos = add_eos.value_or(false);
     return bpe_tokenizer(std::move(vocab), merges, pre_tokenizer(pre->kind), options);

@@ -81,8 +81,9 @@ inline std::vector<token_data> read_gpt2_encoder(const std::filesystem::path& pa
         const std::string& text = it.key();
         const std::int32_t id = f.id(*it, text);
         if (static_cast<std::size_t>(id) >= tokens.size() || seen[static_cast<std::size_t>(id)])
-            f.fail(text, "ids 0.." + std::to_string(tokens.size() - 1) + ", each once (" + std::to_string(tokens.size()) +
-                             " entries), found " + std::to_string(id) + (static_cast<std::size_t>(id) < tokens.size() ? " again" : ""));
+            f.fail(text, "ids 0.." + std::to_string(tokens.size() - 1) + ", each once (" +
+                             std::to_string(tokens.size()) + " entries), found " + std::to_string(id) +
+                             (static_cast<std::size_t>(id) < tokens.size() ? " again" : ""));
         seen[static_cast<std::size_t>(id)] = true;
         tokens[static_cast<std::size_t>(id)].text = text;
     }
@@ -108,8 +109,8 @@ inline std::vector<bpe_merge> read_gpt2_merges(const std::filesystem::path& path
         if (line.empty() || (line_number == 1 && line.starts_with("#version"))) continue;
 
         const auto fail = [&](const std::string& what) {
-            throw format_error(file.name() + ": line " + std::to_string(line_number) + " at offset " + hex_offset(offset) +
-                               ": " + what);
+            throw format_error(file.name() + ": line " + std::to_string(line_number) + " at offset " +
+                               hex_offset(offset) + ": " + what);
         };
         const auto parts = split_merge_line(line);
         if (!parts) fail("expected a merge '<left> <right>', found '" + quote_text(line) + "'");
@@ -125,7 +126,8 @@ inline std::vector<bpe_merge> read_gpt2_merges(const std::filesystem::path& path
 inline tokenizer load_gpt2_tokenizer(const std::filesystem::path& encoder_json, const std::filesystem::path& vocab_bpe,
                                      const gpt2_files_options& options) {
     if (options.pre == pre_tokenizer_kind::custom)
-        throw invalid_argument_error("load_gpt2_tokenizer: a custom pre-tokenizer needs its pattern; use bpe_tokenizer directly");
+        throw invalid_argument_error(
+            "load_gpt2_tokenizer: a custom pre-tokenizer needs its pattern; use bpe_tokenizer directly");
     std::vector<token_data> tokens = detail::read_gpt2_encoder(encoder_json);
     for (const std::string& text : options.control_tokens) {
         const auto it = std::ranges::find(tokens, text, &token_data::text);
@@ -140,7 +142,8 @@ inline tokenizer load_gpt2_tokenizer(const std::filesystem::path& encoder_json, 
         const auto it = std::ranges::find(tokens, text, &token_data::text);
         if (it == tokens.end())
             throw invalid_argument_error(std::string("load_gpt2_tokenizer: the ") + what + " text '" + text +
-                                         "' is neither in " + encoder_json.filename().string() + " nor a control token");
+                                         "' is neither in " + encoder_json.filename().string() +
+                                         " nor a control token");
         return static_cast<token_id>(it - tokens.begin());
     };
     special_token_ids special;

@@ -52,10 +52,12 @@ inline void check_hf_bpe_model(const json_fields& f, const json& model) {
         throw unsupported_error(f.file() + ": 'model.type' is '" + quote_text(type->get<std::string>()) +
                                 "': only 'BPE' (byte-level) is supported");
     if (f.flag(model, "byte_fallback", false, "model.byte_fallback"))
-        throw unsupported_error(f.file() + ": 'model.byte_fallback' is true: SentencePiece-style BPE is supported "
-                                           "from its tokenizer.model (load_spm_tokenizer), not from tokenizer.json");
+        throw unsupported_error(f.file() +
+                                ": 'model.byte_fallback' is true: SentencePiece-style BPE is supported "
+                                "from its tokenizer.model (load_spm_tokenizer), not from tokenizer.json");
     for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"})
-        if (const json* v = json_fields::find(model, key); v != nullptr && !f.string(*v, std::string("model.") + key).empty())
+        if (const json* v = json_fields::find(model, key);
+            v != nullptr && !f.string(*v, std::string("model.") + key).empty())
             throw unsupported_error(f.file() + ": 'model." + key + "' is set: only byte-level BPE is supported");
 }
 
@@ -95,7 +97,8 @@ inline std::vector<token_data> read_hf_tokens(const json_fields& f, const json& 
     if (entries.empty()) f.fail("model.vocab", "at least one token");
     // A few padding slots are normal; a huge id is a corrupt (or hostile) file, not a reason to allocate.
     if (n_slots > 2 * n_entries + 1024)
-        f.fail("model.vocab", "token ids close to 0.." + std::to_string(n_entries - 1) + ", found id " + std::to_string(n_slots - 1));
+        f.fail("model.vocab",
+               "token ids close to 0.." + std::to_string(n_entries - 1) + ", found id " + std::to_string(n_slots - 1));
 
     std::vector<token_data> tokens(n_slots);
     std::vector<bool> filled(n_slots, false);
@@ -140,11 +143,13 @@ inline std::vector<bpe_merge> read_hf_merges(const json_fields& f, const json& m
 inline pre_tokenizer read_hf_pre_tokenizer(const json_fields& f, const json& root) {
     const json* pre = json_fields::find(root, "pre_tokenizer");
     if (pre == nullptr)
-        throw unsupported_error(f.file() + ": 'pre_tokenizer' is null: only byte-level BPE (a ByteLevel pre-tokenizer) is supported");
+        throw unsupported_error(
+            f.file() + ": 'pre_tokenizer' is null: only byte-level BPE (a ByteLevel pre-tokenizer) is supported");
     std::vector<std::pair<const json*, std::string>> steps{{pre, "pre_tokenizer"}};
     if (f.object(*pre, "pre_tokenizer").value("type", "") == "Sequence") {
         steps.clear();
-        const json& list = f.array(f.require(*pre, "pretokenizers", "pre_tokenizer.pretokenizers"), "pre_tokenizer.pretokenizers");
+        const json& list =
+            f.array(f.require(*pre, "pretokenizers", "pre_tokenizer.pretokenizers"), "pre_tokenizer.pretokenizers");
         for (std::size_t i = 0; i < list.size(); ++i)
             steps.emplace_back(&list[i], "pre_tokenizer.pretokenizers[" + std::to_string(i) + "]");
     }
@@ -154,7 +159,9 @@ inline pre_tokenizer read_hf_pre_tokenizer(const json_fields& f, const json& roo
     const auto unsupported = [&](const std::string& path, const std::string& what) {
         throw unsupported_error(f.file() + ": '" + quote_text(path) + "': " + quote_text(what, 3 * max_quote_bytes));
     };
-    const auto set_pattern = [&](const std::string&, std::string p) { patterns.push_back(std::move(p)); };
+    const auto set_pattern = [&](const std::string&, std::string p) {
+        patterns.push_back(std::move(p));
+    };
     for (const auto& [step, path] : steps) {
         const std::string& type = f.string(f.require(f.object(*step, path), "type", path + ".type"), path + ".type");
         if (type == "ByteLevel") {
@@ -162,30 +169,40 @@ inline pre_tokenizer read_hf_pre_tokenizer(const json_fields& f, const json& roo
             if (f.flag(*step, "add_prefix_space", false, path + ".add_prefix_space"))
                 unsupported(path, "add_prefix_space is not supported");
             byte_level = true;
-            if (f.flag(*step, "use_regex", true, path + ".use_regex")) set_pattern(path, std::string(pre_tokenizer::gpt2_pattern));
+            if (f.flag(*step, "use_regex", true, path + ".use_regex"))
+                set_pattern(path, std::string(pre_tokenizer::gpt2_pattern));
         } else if (type == "Split") {
-            const std::string& behavior = f.string(f.require(*step, "behavior", path + ".behavior"), path + ".behavior");
-            if (behavior != "Isolated") unsupported(path, "Split behaviour '" + quote_text(behavior) + "' is not supported (only 'Isolated')");
-            if (f.flag(*step, "invert", false, path + ".invert")) unsupported(path, "an inverted Split is not supported");
+            const std::string& behavior =
+                f.string(f.require(*step, "behavior", path + ".behavior"), path + ".behavior");
+            if (behavior != "Isolated")
+                unsupported(path, "Split behaviour '" + quote_text(behavior) + "' is not supported (only 'Isolated')");
+            if (f.flag(*step, "invert", false, path + ".invert"))
+                unsupported(path, "an inverted Split is not supported");
             const json& p = f.object(f.require(*step, "pattern", path + ".pattern"), path + ".pattern");
             if (const json* regex = json_fields::find(p, "Regex")) {
                 set_pattern(path, f.string(*regex, path + ".pattern.Regex"));
             } else if (const json* literal = json_fields::find(p, "String")) {
                 const std::string& s = f.string(*literal, path + ".pattern.String");
-                if (s.empty() || s.find("\\E") != std::string::npos) f.fail(path + ".pattern.String", "a non-empty literal without \\E");
+                if (s.empty() || s.find("\\E") != std::string::npos)
+                    f.fail(path + ".pattern.String", "a non-empty literal without \\E");
                 set_pattern(path, "\\Q" + s + "\\E");  // PCRE2's quoting: the text matches itself
             } else {
                 f.fail(path + ".pattern", "an object with 'Regex' or 'String'");
             }
         } else if (type == "Digits") {
             // tokenizers' Digits isolates runs of char::is_numeric (Unicode N), or each one.
-            set_pattern(path, f.flag(*step, "individual_digits", false, path + ".individual_digits") ? "\\p{N}" : "\\p{N}+");
+            set_pattern(path,
+                        f.flag(*step, "individual_digits", false, path + ".individual_digits") ? "\\p{N}" : "\\p{N}+");
         } else {
-            unsupported(path, "pre-tokenizer type '" + quote_text(type) + "' is not supported (supported: ByteLevel, Split, Digits, Sequence)");
+            unsupported(path, "pre-tokenizer type '" + quote_text(type) +
+                                  "' is not supported (supported: ByteLevel, Split, Digits, Sequence)");
         }
     }
-    if (!byte_level) throw unsupported_error(f.file() + ": 'pre_tokenizer' has no ByteLevel step: only byte-level BPE is supported");
-    if (patterns.empty()) throw unsupported_error(f.file() + ": 'pre_tokenizer' does not split the text (no Split, ByteLevel use_regex false)");
+    if (!byte_level)
+        throw unsupported_error(f.file() + ": 'pre_tokenizer' has no ByteLevel step: only byte-level BPE is supported");
+    if (patterns.empty())
+        throw unsupported_error(f.file() +
+                                ": 'pre_tokenizer' does not split the text (no Split, ByteLevel use_regex false)");
     try {
         return pre_tokenizer::from_patterns(std::move(patterns));
     } catch (const invalid_argument_error& e) {
@@ -199,8 +216,11 @@ inline void check_hf_normalizer(const json_fields& f, const json& root) {
     const json* type = json_fields::find(f.object(*n, "normalizer"), "type");
     const std::string name = type != nullptr ? f.string(*type, "normalizer.type") : "";
     if (name == "NFC") return;  // not applied (see the file comment)
-    if (name == "Sequence" && f.array(f.require(*n, "normalizers", "normalizer.normalizers"), "normalizer.normalizers").empty()) return;
-    throw unsupported_error(f.file() + ": 'normalizer' of type '" + quote_text(name) + "' is not supported (supported: none, NFC)");
+    if (name == "Sequence" &&
+        f.array(f.require(*n, "normalizers", "normalizer.normalizers"), "normalizer.normalizers").empty())
+        return;
+    throw unsupported_error(f.file() + ": 'normalizer' of type '" + quote_text(name) +
+                            "' is not supported (supported: none, NFC)");
 }
 
 // Where a special token's text was read: the file and the field's path, for json_fields::fail when
@@ -221,15 +241,17 @@ inline void read_hf_template(const json_fields& f, const json& processor, const 
     const std::string type = processor.is_object() ? processor.value("type", "") : "";
     if (type == "Sequence") {
         const json& list = f.array(f.require(processor, "processors", path + ".processors"), path + ".processors");
-        for (std::size_t i = 0; i < list.size(); ++i) read_hf_template(f, list[i], path + ".processors[" + std::to_string(i) + "]", out);
+        for (std::size_t i = 0; i < list.size(); ++i)
+            read_hf_template(f, list[i], path + ".processors[" + std::to_string(i) + "]", out);
         return;
     }
     if (type != "TemplateProcessing") return;
     const json& single = f.array(f.require(processor, "single", path + ".single"), path + ".single");
     const auto special_id = [&](const json& item) -> std::string {
         if (!item.is_object() || !item.contains("SpecialToken")) return {};
-        return f.string(f.require(f.object(item["SpecialToken"], path + ".single"), "id", path + ".single.SpecialToken.id"),
-                        path + ".single.SpecialToken.id");
+        return f.string(
+            f.require(f.object(item["SpecialToken"], path + ".single"), "id", path + ".single.SpecialToken.id"),
+            path + ".single.SpecialToken.id");
     };
     if (single.empty()) return;
     if (std::string bos = special_id(single.front()); !bos.empty()) {
@@ -272,7 +294,8 @@ inline tokenizer load_hf_tokenizer(const std::filesystem::path& tokenizer_json) 
     const json root = detail::read_json_file(tokenizer_json);
     const detail::json_fields f(tokenizer_json.filename().string());
     if (!root.is_object())
-        throw format_error(f.file() + ": expected a JSON object at the top level (a tokenizer.json), found " + root.type_name());
+        throw format_error(f.file() + ": expected a JSON object at the top level (a tokenizer.json), found " +
+                           root.type_name());
     const json* model = detail::json_fields::find(root, "model");
     if (model == nullptr) throw format_error(f.file() + ": key 'model' is missing: not a Hugging Face tokenizer.json");
     f.object(*model, "model");
@@ -295,7 +318,9 @@ inline tokenizer load_hf_tokenizer(const std::filesystem::path& tokenizer_json) 
     const auto id_of = [&](const std::string& text, const detail::hf_field& from) {
         if (text.empty()) return no_token;
         const auto it = std::ranges::find(tokens, text, &token_data::text);
-        if (it == tokens.end()) detail::json_fields(from.file).fail(from.path, "a token of the vocabulary, found '" + quote_text(text) + "'");
+        if (it == tokens.end())
+            detail::json_fields(from.file).fail(from.path,
+                                                "a token of the vocabulary, found '" + quote_text(text) + "'");
         return static_cast<token_id>(it - tokens.begin());
     };
     special_token_ids special;

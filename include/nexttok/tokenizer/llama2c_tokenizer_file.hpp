@@ -58,7 +58,10 @@ inline token_data llama2c_token(std::size_t id, std::string_view raw, float scor
     }
     t.text.reserve(raw.size());
     for (const char c : raw) {
-        if (c == ' ') t.text += spm_tokenizer::space_symbol; else t.text += c;
+        if (c == ' ')
+            t.text += spm_tokenizer::space_symbol;
+        else
+            t.text += c;
     }
     return t;
 }
@@ -74,8 +77,9 @@ inline vocabulary load_llama2c_vocabulary(const std::filesystem::path& path,
 
     const auto max_length = r.read<std::int32_t>("max_token_length");
     if (max_length <= 0 || max_length > detail::llama2c_max_token_length_limit)
-        r.fail_at(0, "max_token_length", "expected 1.." + std::to_string(detail::llama2c_max_token_length_limit) +
-                                             ", found " + std::to_string(max_length));
+        r.fail_at(0, "max_token_length",
+                  "expected 1.." + std::to_string(detail::llama2c_max_token_length_limit) + ", found " +
+                      std::to_string(max_length));
     if (vocab_size && (*vocab_size < 3 || *vocab_size > static_cast<std::size_t>(INT32_MAX)))
         throw invalid_argument_error("load_llama2c_vocabulary: vocab_size must be 3..2^31-1, got " +
                                      std::to_string(*vocab_size));
@@ -89,8 +93,9 @@ inline vocabulary load_llama2c_vocabulary(const std::filesystem::path& path,
         const std::size_t length_offset = r.offset();
         const auto length = r.read<std::int32_t>(field + " length");
         if (length < 0 || length > max_length)
-            r.fail_at(length_offset, field + " length",
-                      "expected 0..max_token_length (" + std::to_string(max_length) + "), found " + std::to_string(length));
+            r.fail_at(
+                length_offset, field + " length",
+                "expected 0..max_token_length (" + std::to_string(max_length) + "), found " + std::to_string(length));
         const std::string_view raw = r.read_string_view(static_cast<std::uint64_t>(length), field + " text");
         tokens.push_back(detail::llama2c_token(tokens.size(), raw, score));
     }

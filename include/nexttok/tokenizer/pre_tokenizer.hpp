@@ -13,10 +13,10 @@
 // concurrent split() calls are safe, each with its own scratch.
 #pragma once
 
+#include <nexttok/detail/utf8.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/tokenizer/detail/pcre2_regex.hpp>
 #include <nexttok/tokenizer/detail/pre_tokenizer_patterns.hpp>
-#include <nexttok/tokenizer/detail/utf8.hpp>
 #include <nexttok/tokenizer/gguf_pre_tokenizers.hpp>
 #include <nexttok/tokenizer/pre_tokenizer_kind.hpp>
 
@@ -96,7 +96,9 @@ private:
             piece(text);
             return;
         }
-        const auto next = [&](std::size_t from, std::size_t to) { cut(level + 1, text.substr(from, to - from), md, piece); };
+        const auto next = [&](std::size_t from, std::size_t to) {
+            cut(level + 1, text.substr(from, to - from), md, piece);
+        };
         const detail::pcre2_regex& regex = regexes_[level];
         std::size_t pos = 0;     // the end of the last piece
         std::size_t search = 0;  // where the next search starts

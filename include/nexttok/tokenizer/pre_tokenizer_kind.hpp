@@ -75,7 +75,7 @@ namespace detail {
 
 struct pre_tokenizer_row {
     pre_tokenizer_kind kind;
-    std::string_view name;                     // llama.cpp's name of the type (lower case)
+    std::string_view name;                       // llama.cpp's name of the type (lower case)
     std::span<const std::string_view> patterns;  // applied in this order
 };
 
@@ -127,7 +127,8 @@ inline constexpr std::span<const detail::pre_tokenizer_row> built_in_pre_tokeniz
 
 // llama.cpp's name of the kind ("deepseek-llm", "gpt-4o", ...); "custom" for custom.
 inline constexpr std::string_view to_string(pre_tokenizer_kind kind) noexcept {
-    return kind == pre_tokenizer_kind::custom ? "custom" : detail::pre_tokenizer_rows[static_cast<std::size_t>(kind)].name;
+    return kind == pre_tokenizer_kind::custom ? "custom"
+                                              : detail::pre_tokenizer_rows[static_cast<std::size_t>(kind)].name;
 }
 
 // The expressions of a built-in kind, in the order they apply; empty for custom.

@@ -77,7 +77,9 @@ inline token_data read_spm_piece(protobuf_reader r, std::size_t index) {
 }
 
 inline void read_spm_trainer_spec(protobuf_reader r, spm_model_data& m) {
-    const auto as_id = [](std::uint64_t v) { return static_cast<std::int64_t>(v); };  // int32 -1 is sign-extended
+    const auto as_id = [](std::uint64_t v) {
+        return static_cast<std::int64_t>(v);
+    };  // int32 -1 is sign-extended
     while (!r.done()) {
         const protobuf_field f = r.next_field("trainer_spec");
         const auto varint = [&](const char* what) {
@@ -85,11 +87,21 @@ inline void read_spm_trainer_spec(protobuf_reader r, spm_model_data& m) {
             return r.read_varint(what);
         };
         switch (f.number) {
-            case 3: m.model_type = varint("trainer_spec.model_type"); break;
-            case 40: m.unk_id = as_id(varint("trainer_spec.unk_id")); break;
-            case 41: m.bos_id = as_id(varint("trainer_spec.bos_id")); break;
-            case 42: m.eos_id = as_id(varint("trainer_spec.eos_id")); break;
-            default: r.skip(f, "trainer_spec"); break;
+            case 3:
+                m.model_type = varint("trainer_spec.model_type");
+                break;
+            case 40:
+                m.unk_id = as_id(varint("trainer_spec.unk_id"));
+                break;
+            case 41:
+                m.bos_id = as_id(varint("trainer_spec.bos_id"));
+                break;
+            case 42:
+                m.eos_id = as_id(varint("trainer_spec.eos_id"));
+                break;
+            default:
+                r.skip(f, "trainer_spec");
+                break;
         }
     }
 }
@@ -113,7 +125,8 @@ inline spm_model_data read_spm_model(std::span<const std::byte> bytes, const std
         const protobuf_field f = r.next_field("ModelProto");
         if (f.number >= 1 && f.number <= 3) r.expect(f, wire_type::length_delimited, "ModelProto");
         if (f.number == 1) {
-            m.pieces.push_back(read_spm_piece(r.read_message("piece " + std::to_string(m.pieces.size())), m.pieces.size()));
+            m.pieces.push_back(
+                read_spm_piece(r.read_message("piece " + std::to_string(m.pieces.size())), m.pieces.size()));
         } else if (f.number == 2) {
             m.trainer_offset = f.offset;
             read_spm_trainer_spec(r.read_message("trainer_spec"), m);
@@ -132,8 +145,9 @@ inline spm_model_data read_spm_model(std::span<const std::byte> bytes, const std
 inline token_id spm_special_id(const protobuf_reader& r, const spm_model_data& m, std::int64_t id, const char* what) {
     if (id == -1) return no_token;
     if (id < 0 || static_cast<std::uint64_t>(id) >= m.pieces.size())
-        r.fail_at(m.trainer_offset, what, "expected a piece id below " + std::to_string(m.pieces.size()) + " or -1, found " +
-                                              std::to_string(id));
+        r.fail_at(
+            m.trainer_offset, what,
+            "expected a piece id below " + std::to_string(m.pieces.size()) + " or -1, found " + std::to_string(id));
     return static_cast<token_id>(id);
 }
 

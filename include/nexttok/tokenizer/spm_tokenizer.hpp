@@ -62,7 +62,8 @@ public:
     std::vector<token_id> encode(std::string_view text, bool add_bos, bool parse_special = false) const {
         std::vector<token_id> out;
         if (add_bos) {
-            if (vocab_.bos() == no_token) throw invalid_argument_error("encode: add_bos, but the vocabulary has no BOS token");
+            if (vocab_.bos() == no_token)
+                throw invalid_argument_error("encode: add_bos, but the vocabulary has no BOS token");
             out.push_back(vocab_.bos());
         }
         // An empty text has no fragment, so no dummy prefix either (llama.cpp, and SentencePiece: "" -> []).
@@ -79,7 +80,10 @@ public:
             escaped.clear();
             if (options_.add_space_prefix && after_special) escaped += space_symbol;
             for (const char c : text.substr(f.begin, f.length)) {
-                if (c == ' ') escaped += space_symbol; else escaped += c;
+                if (c == ' ')
+                    escaped += space_symbol;
+                else
+                    escaped += c;
             }
             detail::spm_merge(vocab_, escaped).run(out);
             after_special = false;

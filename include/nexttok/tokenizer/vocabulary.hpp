@@ -81,10 +81,11 @@ public:
     // a byte token whose text is not <0xNN>). Loaders check the file first and report the same
     // problems as format_error with the file and offset.
     vocabulary(std::vector<token_data> tokens, special_token_ids special)
-        : tokens_(std::move(tokens)), special_(special) {
+            : tokens_(std::move(tokens)), special_(special) {
         if (tokens_.empty()) throw invalid_argument_error("vocabulary: no tokens");
         if (tokens_.size() > static_cast<std::size_t>(INT32_MAX))
-            throw invalid_argument_error("vocabulary: " + std::to_string(tokens_.size()) + " tokens do not fit token_id");
+            throw invalid_argument_error("vocabulary: " + std::to_string(tokens_.size()) +
+                                         " tokens do not fit token_id");
         check_special("bos", special_.bos);
         check_special("eos", special_.eos);
         check_special("unk", special_.unk);
@@ -98,8 +99,8 @@ public:
             if (t.type == token_type::byte) {
                 const auto b = detail::parse_byte_token(t.text);
                 if (!b)
-                    throw invalid_argument_error("vocabulary: token " + std::to_string(i) + " is a byte token but its text '" +
-                                                 t.text + "' is not <0xNN>");
+                    throw invalid_argument_error("vocabulary: token " + std::to_string(i) +
+                                                 " is a byte token but its text '" + t.text + "' is not <0xNN>");
                 if (byte_tokens_[*b] == no_token) byte_tokens_[*b] = id;
             }
             if ((t.type == token_type::control || t.type == token_type::user_defined ||

@@ -18,8 +18,8 @@ int main(int argc, char** argv) {
     auto tok = nexttok::load_tokenizer(*model->gguf());
     nexttok::decoder<Eigen::half> dec(model, /*n_threads=*/2);
     nexttok::kv_cache<Eigen::half> cache(model->config());
-    auto sampler = nexttok::make_sampler_chain(nexttok::top_k{40}, nexttok::top_p{0.95f},
-                                               nexttok::temperature{0.8f}, nexttok::categorical{42});
+    auto sampler = nexttok::make_sampler_chain(nexttok::top_k{40}, nexttok::top_p{0.95f}, nexttok::temperature{0.8f},
+                                               nexttok::categorical{42});
     nexttok::any_of stop(nexttok::eos_criterion{tok.eos()}, nexttok::max_new_tokens(20));
     auto result = nexttok::generate(dec, cache, tok, tok.encode("Once upon a time", true), sampler, stop,
                                     [](const nexttok::token_event& e) {

@@ -8,7 +8,7 @@
 #include <nexttok/detail/huge_pages.hpp>
 #include <nexttok/detail/memory_limit.hpp>
 #include <nexttok/error.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -27,24 +27,30 @@ public:
     // max_bytes: the most the keys and values may take (0: the machine's physical memory); checked
     // before allocating, so a context the memory cannot hold is a resource_error, not a crash.
     contiguous_storage(const kv_shape& c, std::int64_t capacity, const char* kind, std::size_t max_bytes = 0)
-        : kind_(kind), n_layers_(c.n_layers), capacity_(capacity == 0 ? c.max_seq_len : capacity), kv_dim_(c.kv_dim()),
-          row_elements_(kv_dim_ / values_per_element) {
+            : kind_(kind),
+              n_layers_(c.n_layers),
+              capacity_(capacity == 0 ? c.max_seq_len : capacity),
+              kv_dim_(c.kv_dim()),
+              row_elements_(kv_dim_ / values_per_element) {
         if (capacity == 0 && capacity_ > max_capacity)
-            throw invalid_argument_error(std::string(kind_) + ": the model's context length of " + std::to_string(capacity_) +
-                                         " positions (the default capacity) is over " + std::to_string(max_capacity) +
-                                         "; pass a smaller capacity (--ctx-size)");
+            throw invalid_argument_error(std::string(kind_) + ": the model's context length of " +
+                                         std::to_string(capacity_) + " positions (the default capacity) is over " +
+                                         std::to_string(max_capacity) + "; pass a smaller capacity (--ctx-size)");
         if (capacity_ <= 0 || capacity_ > max_capacity)
-            throw invalid_argument_error(std::string(kind_) + ": capacity " + std::to_string(capacity_) + " positions (expected 1..16777216)");
+            throw invalid_argument_error(std::string(kind_) + ": capacity " + std::to_string(capacity_) +
+                                         " positions (expected 1..16777216)");
         if (kv_dim_ % values_per_element != 0)
-            throw invalid_argument_error(std::string(kind_) + ": the model's key and value rows have " + std::to_string(kv_dim_) +
+            throw invalid_argument_error(std::string(kind_) + ": the model's key and value rows have " +
+                                         std::to_string(kv_dim_) +
                                          " values (n_kv_heads x head_dim), expected a multiple of " +
                                          std::to_string(values_per_element) + " (whole blocks)");
         const kv_format format = kv_format_of<Element>();
         // The planner's figure (a contiguous cache is a pool of blocks of one position).
         const std::size_t need = kv_pool_bytes(c, format, 1, capacity_);
-        const std::string what = std::string(kind_) + ": keys and values of " + std::to_string(capacity_) + " positions x " +
-                                 std::to_string(c.n_layers) + " layers x " + std::to_string(c.n_kv_heads) + " KV heads x head size " +
-                                 std::to_string(c.head_dim) + " in " + to_string(format);
+        const std::string what = std::string(kind_) + ": keys and values of " + std::to_string(capacity_) +
+                                 " positions x " + std::to_string(c.n_layers) + " layers x " +
+                                 std::to_string(c.n_kv_heads) + " KV heads x head size " + std::to_string(c.head_dim) +
+                                 " in " + to_string(format);
         const std::string remedy = std::string("lower the context size (the capacity, --ctx-size)") +
                                    (format == kv_format::q8_0 ? "" : ", use a q8_0 cache (--cache-type q8_0)") +
                                    " or raise the limit (max_bytes)";
@@ -68,7 +74,8 @@ public:
 
     void reserve(std::int64_t n_positions) {
         if (n_positions > capacity_)
-            throw cache_full_error(std::string(kind_) + ": " + std::to_string(n_positions) + " positions do not fit in its capacity of " + std::to_string(capacity_));
+            throw cache_full_error(std::string(kind_) + ": " + std::to_string(n_positions) +
+                                   " positions do not fit in its capacity of " + std::to_string(capacity_));
         if (n_positions > size_) size_ = n_positions;
     }
     void clear() noexcept { size_ = 0; }
@@ -82,8 +89,9 @@ public:
     // invalid_argument_error unless 0 <= first and first + n_positions <= size().
     void discard(std::int64_t first, std::int64_t n_positions) {
         if (first < 0 || n_positions < 0 || first > size_ || n_positions > size_ - first)
-            throw invalid_argument_error(std::string(kind_) + ": cannot discard positions [" + std::to_string(first) + ", " +
-                                         std::to_string(first + n_positions) + ") of the " + std::to_string(size_) +
+            throw invalid_argument_error(std::string(kind_) + ": cannot discard positions [" + std::to_string(first) +
+                                         ", " + std::to_string(first + n_positions) + ") of the " +
+                                         std::to_string(size_) +
                                          " it holds (expected 0 <= first <= first + count <= size)");
         if (n_positions == 0) return;
         const std::int64_t n_moved = size_ - first - n_positions;

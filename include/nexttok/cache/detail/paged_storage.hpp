@@ -30,11 +30,12 @@
 
 #include <nexttok/cache/detail/prefix_index.hpp>
 #include <nexttok/cache/kv_planner.hpp>
+#include <nexttok/cache/paged_cache_options.hpp>
 #include <nexttok/cache/kv_shape.hpp>
 #include <nexttok/detail/huge_pages.hpp>
 #include <nexttok/detail/memory_limit.hpp>
 #include <nexttok/error.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 #include <nexttok/types.hpp>
 
 #include <algorithm>
@@ -50,21 +51,6 @@
 #include <utility>
 #include <vector>
 
-namespace nexttok {
-
-// A sequence in a paged cache. Ids of released sequences are reused by later create()/fork() calls.
-using seq_id = std::int32_t;
-
-struct paged_cache_options {
-    std::int64_t n_blocks = 0;     // blocks in the pool (> 0 required); memory is allocated as blocks are first used
-    std::int64_t block_size = 16;  // positions per block
-    std::int64_t max_seq_len = 0;  // positions one sequence may hold; 0: the shape's max_seq_len
-    bool prefix_caching = true;    // keep full blocks keyed by their tokens for reuse by later sequences
-    std::size_t max_bytes = 0;     // the most the whole pool (n_blocks blocks) may take; 0: the machine's physical memory
-};
-
-}  // namespace nexttok
-
 namespace nexttok::detail {
 
 template <class Element>
@@ -76,12 +62,19 @@ public:
     static constexpr std::size_t slab_target_bytes = 2 * huge_page_size;
 
     paged_storage(const kv_shape& c, const paged_cache_options& o, const char* kind)
-        : kind_(kind), n_layers_(c.n_layers), kv_dim_(c.kv_dim()), block_size_(o.block_size), n_blocks_(o.n_blocks),
-          max_seq_len_(o.max_seq_len == 0 ? c.max_seq_len : o.max_seq_len), prefix_caching_(o.prefix_caching) {
+            : kind_(kind),
+              n_layers_(c.n_layers),
+              kv_dim_(c.kv_dim()),
+              block_size_(o.block_size),
+              n_blocks_(o.n_blocks),
+              max_seq_len_(o.max_seq_len == 0 ? c.max_seq_len : o.max_seq_len),
+              prefix_caching_(o.prefix_caching) {
         check_options(c, o);
         row_elements_ = kv_dim_ / values_per_element;
         half_elements_ = n_layers_ * block_size_ * row_elements_;
-        block_shift_ = std::has_single_bit(static_cast<std::uint64_t>(block_size_)) ? std::countr_zero(static_cast<std::uint64_t>(block_size_)) : -1;
+        block_shift_ = std::has_single_bit(static_cast<std::uint64_t>(block_size_))
+                           ? std::countr_zero(static_cast<std::uint64_t>(block_size_))
+                           : -1;
         blocks_per_slab_ = std::max<std::int64_t>(1, static_cast<std::int64_t>(slab_target_bytes / block_bytes()));
         slabs_.resize(static_cast<std::size_t>((n_blocks_ + blocks_per_slab_ - 1) / blocks_per_slab_));
         base_.assign(static_cast<std::size_t>(n_blocks_), nullptr);
@@ -137,7 +130,9 @@ public:
         free_ids_.push_back(s);
     }
 
-    bool contains(seq_id s) const noexcept { return s >= 0 && static_cast<std::size_t>(s) < seqs_.size() && seqs_[static_cast<std::size_t>(s)].live; }
+    bool contains(seq_id s) const noexcept {
+        return s >= 0 && static_cast<std::size_t>(s) < seqs_.size() && seqs_[static_cast<std::size_t>(s)].live;
+    }
     std::int64_t size(seq_id s) const { return at(s, "size").size; }
     std::int64_t max_seq_len() const noexcept { return max_seq_len_; }
     std::int64_t n_sequences() const noexcept { return static_cast<std::int64_t>(seqs_.size() - free_ids_.size()); }
@@ -161,15 +156,17 @@ public:
         sequence& q = at(s, "reserve");
         if (n_positions <= q.size) return;
         if (n_positions > max_seq_len_)
-            throw cache_full_error(std::string(kind_) + ": sequence " + std::to_string(s) + ": " + std::to_string(n_positions) +
-                                   " positions exceed max_seq_len " + std::to_string(max_seq_len_));
+            throw cache_full_error(std::string(kind_) + ": sequence " + std::to_string(s) + ": " +
+                                   std::to_string(n_positions) + " positions exceed max_seq_len " +
+                                   std::to_string(max_seq_len_));
         const std::int64_t n_new = blocks_for(n_positions) - static_cast<std::int64_t>(q.blocks.size());
         const bool copy = must_copy_last(q);
         const std::int64_t needed = n_new + (copy ? 1 : 0);
         if (needed > n_free_blocks())
-            throw cache_full_error(std::string(kind_) + ": sequence " + std::to_string(s) + ": " + std::to_string(n_positions) +
-                                   " positions need " + std::to_string(needed) + " more blocks of " + std::to_string(block_size_) +
-                                   " positions, " + std::to_string(n_free_blocks()) + " free of " + std::to_string(n_blocks_));
+            throw cache_full_error(std::string(kind_) + ": sequence " + std::to_string(s) + ": " +
+                                   std::to_string(n_positions) + " positions need " + std::to_string(needed) +
+                                   " more blocks of " + std::to_string(block_size_) + " positions, " +
+                                   std::to_string(n_free_blocks()) + " free of " + std::to_string(n_blocks_));
         // Everything that may throw (bad_alloc) happens before the first change.
         q.blocks.reserve(q.blocks.size() + static_cast<std::size_t>(n_new));
         prepare_blocks(needed);
@@ -191,7 +188,9 @@ public:
     // released. A partly kept block that is shared or registered is copied at the next reserve().
     void truncate(seq_id s, std::int64_t n_positions) {
         sequence& q = at(s, "truncate");
-        if (n_positions < 0) throw invalid_argument_error(std::string(kind_) + ": truncate: sequence " + std::to_string(s) + " to " + std::to_string(n_positions) + " positions (expected >= 0)");
+        if (n_positions < 0)
+            throw invalid_argument_error(std::string(kind_) + ": truncate: sequence " + std::to_string(s) + " to " +
+                                         std::to_string(n_positions) + " positions (expected >= 0)");
         if (n_positions >= q.size) return;
         const auto keep = static_cast<std::size_t>(blocks_for(n_positions));
         for (std::size_t i = q.blocks.size(); i > keep; --i) drop_block(q.blocks[i - 1]);
@@ -206,9 +205,13 @@ public:
     // ---- rows: for a reserved position of a live sequence (checked in debug builds only)
 
     Element* key(seq_id s, std::int64_t layer, std::int64_t pos) noexcept { return row(s, layer, pos); }
-    Element* value(seq_id s, std::int64_t layer, std::int64_t pos) noexcept { return row(s, layer, pos) + half_elements_; }
+    Element* value(seq_id s, std::int64_t layer, std::int64_t pos) noexcept {
+        return row(s, layer, pos) + half_elements_;
+    }
     const Element* key(seq_id s, std::int64_t layer, std::int64_t pos) const noexcept { return row(s, layer, pos); }
-    const Element* value(seq_id s, std::int64_t layer, std::int64_t pos) const noexcept { return row(s, layer, pos) + half_elements_; }
+    const Element* value(seq_id s, std::int64_t layer, std::int64_t pos) const noexcept {
+        return row(s, layer, pos) + half_elements_;
+    }
 
     // ---- prefix caching
 
@@ -219,8 +222,9 @@ public:
     std::int64_t attach_prefix(seq_id s, std::span<const token_id> tokens) {
         sequence& q = at(s, "attach_prefix");
         if (q.size != 0)
-            throw invalid_argument_error(std::string(kind_) + ": attach_prefix: sequence " + std::to_string(s) + " holds " +
-                                         std::to_string(q.size) + " positions (expected an empty sequence)");
+            throw invalid_argument_error(std::string(kind_) + ": attach_prefix: sequence " + std::to_string(s) +
+                                         " holds " + std::to_string(q.size) +
+                                         " positions (expected an empty sequence)");
         if (!prefix_caching_) return 0;
         const auto n_full = static_cast<std::int64_t>(tokens.size()) / block_size_;
         q.blocks.reserve(static_cast<std::size_t>(n_full));
@@ -269,8 +273,9 @@ public:
     void publish(seq_id s, std::span<const token_id> tokens) {
         sequence& q = at(s, "publish");
         if (static_cast<std::int64_t>(tokens.size()) > q.size)
-            throw invalid_argument_error(std::string(kind_) + ": publish: " + std::to_string(tokens.size()) + " tokens for sequence " +
-                                         std::to_string(s) + ", which holds " + std::to_string(q.size) + " positions (expected at most that many)");
+            throw invalid_argument_error(std::string(kind_) + ": publish: " + std::to_string(tokens.size()) +
+                                         " tokens for sequence " + std::to_string(s) + ", which holds " +
+                                         std::to_string(q.size) + " positions (expected at most that many)");
         if (!prefix_caching_) return;
         const auto n_full = static_cast<std::int64_t>(tokens.size()) / block_size_;
         for (std::int64_t i = q.n_published; i < n_full; ++i) {
@@ -280,9 +285,11 @@ public:
                 // Its parent key may differ from ours after an eviction (it was registered after a
                 // block identical to ours, now gone); the contents are the same, only tokens can differ.
                 if (!index_.same_tokens(b, t))
-                    throw invalid_argument_error(std::string(kind_) + ": publish: sequence " + std::to_string(s) + ": the tokens at positions [" +
-                                                 std::to_string(i * block_size_) + ", " + std::to_string((i + 1) * block_size_) +
-                                                 ") differ from those its block " + std::to_string(b) + " was registered with");
+                    throw invalid_argument_error(std::string(kind_) + ": publish: sequence " + std::to_string(s) +
+                                                 ": the tokens at positions [" + std::to_string(i * block_size_) +
+                                                 ", " + std::to_string((i + 1) * block_size_) +
+                                                 ") differ from those its block " + std::to_string(b) +
+                                                 " was registered with");
                 q.published_key = index_.key(b);
             } else if (const std::int32_t e = index_.find(q.published_key, t); e >= 0) {
                 q.published_key = index_.key(e);
@@ -304,7 +311,9 @@ public:
     std::int64_t peak_used_blocks() const noexcept { return peak_used_; }
     std::int64_t prefix_hit_blocks() const noexcept { return prefix_hits_; }
     std::int64_t n_registered_blocks() const noexcept { return index_.size(); }
-    std::int64_t sequence_blocks(seq_id s) const { return static_cast<std::int64_t>(at(s, "sequence_blocks").blocks.size()); }
+    std::int64_t sequence_blocks(seq_id s) const {
+        return static_cast<std::int64_t>(at(s, "sequence_blocks").blocks.size());
+    }
     // s's block table: entry i is the pool block holding positions [i * block_size, (i + 1) * block_size).
     std::span<const std::int32_t> block_table(seq_id s) const { return at(s, "block_table").blocks; }
     // References to pool block b (0..n_blocks-1): sequences holding it.
@@ -325,51 +334,61 @@ private:
     };
 
     void check_options(const kv_shape& c, const paged_cache_options& o) const {
-        const auto fail = [&](const std::string& what) { throw invalid_argument_error(std::string(kind_) + ": " + what); };
+        const auto fail = [&](const std::string& what) {
+            throw invalid_argument_error(std::string(kind_) + ": " + what);
+        };
         constexpr std::int64_t max_positions = std::int64_t{1} << 24;
         if (n_blocks_ <= 0 || n_blocks_ > std::numeric_limits<std::int32_t>::max())
             fail("options.n_blocks is " + std::to_string(n_blocks_) + " (expected 1..2147483647)");
         if (block_size_ <= 0 || block_size_ > max_positions)
             fail("options.block_size is " + std::to_string(block_size_) + " (expected 1..16777216 positions)");
         if (o.max_seq_len < 0 || max_seq_len_ <= 0 || max_seq_len_ > max_positions)
-            fail("options.max_seq_len is " + std::to_string(o.max_seq_len) + " (expected 1..16777216, or 0 for the shape's " +
-                 std::to_string(c.max_seq_len) + ")");
+            fail("options.max_seq_len is " + std::to_string(o.max_seq_len) +
+                 " (expected 1..16777216, or 0 for the shape's " + std::to_string(c.max_seq_len) + ")");
         if (c.n_layers <= 0 || c.n_kv_heads <= 0 || c.head_dim <= 0)
-            fail("the shape has n_layers " + std::to_string(c.n_layers) + ", n_kv_heads " + std::to_string(c.n_kv_heads) +
-                 ", head_dim " + std::to_string(c.head_dim) + " (expected all positive)");
+            fail("the shape has n_layers " + std::to_string(c.n_layers) + ", n_kv_heads " +
+                 std::to_string(c.n_kv_heads) + ", head_dim " + std::to_string(c.head_dim) +
+                 " (expected all positive)");
         if (kv_dim_ % values_per_element != 0)
-            fail("the model's key and value rows have " + std::to_string(kv_dim_) + " values (n_kv_heads x head_dim), expected a multiple of " +
-                 std::to_string(values_per_element) + " (whole q8_0 blocks)");
+            fail("the model's key and value rows have " + std::to_string(kv_dim_) +
+                 " values (n_kv_heads x head_dim), expected a multiple of " + std::to_string(values_per_element) +
+                 " (whole q8_0 blocks)");
         // The whole pool's bytes must be representable, even though it is allocated lazily.
         std::uint64_t total = 2 * sizeof(Element);
         for (std::int64_t f : {c.n_layers, block_size_, kv_dim_ / values_per_element, n_blocks_})
-            if (__builtin_mul_overflow(total, static_cast<std::uint64_t>(f), &total) || total > (std::uint64_t{1} << 62))
-                fail("a pool of " + std::to_string(n_blocks_) + " blocks of " + std::to_string(block_size_) + " positions is too large to address");
+            if (__builtin_mul_overflow(total, static_cast<std::uint64_t>(f), &total) ||
+                total > (std::uint64_t{1} << 62))
+                fail("a pool of " + std::to_string(n_blocks_) + " blocks of " + std::to_string(block_size_) +
+                     " positions is too large to address");
         // Checked for the whole pool, although blocks are allocated as they are first used: a pool
         // is sized to be used, and running out of memory half-way through a batch is worse.
         check_memory_limit(pool_description(c), static_cast<std::size_t>(total), o.max_bytes, pool_remedy());
     }
 
     std::string pool_description(const kv_shape& c) const {
-        return std::string(kind_) + ": a pool of " + std::to_string(n_blocks_) + " blocks of " + std::to_string(block_size_) +
-               " positions x " + std::to_string(c.n_layers) + " layers x " + std::to_string(c.n_kv_heads) + " KV heads x head size " +
-               std::to_string(c.head_dim) + " in " + to_string(kv_format_of<Element>()) +
-               " (keys and values)";
+        return std::string(kind_) + ": a pool of " + std::to_string(n_blocks_) + " blocks of " +
+               std::to_string(block_size_) + " positions x " + std::to_string(c.n_layers) + " layers x " +
+               std::to_string(c.n_kv_heads) + " KV heads x head size " + std::to_string(c.head_dim) + " in " +
+               to_string(kv_format_of<Element>()) + " (keys and values)";
     }
     static std::string pool_remedy() {
         return std::string("use fewer blocks (n_blocks, --ctx-size x --parallel)") +
-               (std::is_same_v<Element, block_q8_0> ? "" : ", a q8_0 pool (--cache-type q8_0)") + " or raise the limit (max_bytes)";
+               (std::is_same_v<Element, block_q8_0> ? "" : ", a q8_0 pool (--cache-type q8_0)") +
+               " or raise the limit (max_bytes)";
     }
 
     // s's state, or invalid_argument_error naming the call.
     const sequence& at(seq_id s, const char* call) const {
         if (!contains(s))
-            throw invalid_argument_error(std::string(kind_) + ": " + call + ": no sequence " + std::to_string(s) + " (never created, or released)");
+            throw invalid_argument_error(std::string(kind_) + ": " + call + ": no sequence " + std::to_string(s) +
+                                         " (never created, or released)");
         return seqs_[static_cast<std::size_t>(s)];
     }
     sequence& at(seq_id s, const char* call) { return const_cast<sequence&>(std::as_const(*this).at(s, call)); }
 
-    std::int64_t blocks_for(std::int64_t n_positions) const noexcept { return (n_positions + block_size_ - 1) / block_size_; }
+    std::int64_t blocks_for(std::int64_t n_positions) const noexcept {
+        return (n_positions + block_size_ - 1) / block_size_;
+    }
 
     // Whether writing past q.size must first copy its partly filled last block.
     bool must_copy_last(const sequence& q) const noexcept {
@@ -383,7 +402,8 @@ private:
     }
 
     Element* row(seq_id s, std::int64_t layer, std::int64_t pos) const noexcept {
-        assert(contains(s) && pos >= 0 && pos < seqs_[static_cast<std::size_t>(s)].size && layer >= 0 && layer < n_layers_);
+        assert(contains(s) && pos >= 0 && pos < seqs_[static_cast<std::size_t>(s)].size && layer >= 0 &&
+               layer < n_layers_);
         const std::int64_t i = block_shift_ >= 0 ? pos >> block_shift_ : pos / block_size_;
         const std::int32_t b = seqs_[static_cast<std::size_t>(s)].blocks[static_cast<std::size_t>(i)];
         return base_[static_cast<std::size_t>(b)] + (layer * block_size_ + (pos - i * block_size_)) * row_elements_;
@@ -404,17 +424,21 @@ private:
     // Allocates the slabs of the never-used blocks that the next `count` take_block() calls will
     // hand out (freed and cached blocks already have memory). The only step of an allocation that can fail.
     void prepare_blocks(std::int64_t count) {
-        const std::int64_t fresh = std::min(count - std::min<std::int64_t>(count, static_cast<std::int64_t>(free_.size())), n_blocks_ - n_touched_);
+        const std::int64_t fresh = std::min(
+            count - std::min<std::int64_t>(count, static_cast<std::int64_t>(free_.size())), n_blocks_ - n_touched_);
         if (fresh <= 0) return;
-        for (std::int64_t slab = n_touched_ / blocks_per_slab_; slab <= (n_touched_ + fresh - 1) / blocks_per_slab_; ++slab) {
+        for (std::int64_t slab = n_touched_ / blocks_per_slab_; slab <= (n_touched_ + fresh - 1) / blocks_per_slab_;
+             ++slab) {
             huge_page_array<Element>& a = slabs_[static_cast<std::size_t>(slab)];
             if (a.size() != 0) continue;
             const std::int64_t first = slab * blocks_per_slab_;
             const std::int64_t n = std::min(blocks_per_slab_, n_blocks_ - first);
             const auto n_elements = static_cast<std::size_t>(n * 2 * half_elements_);
-            a = allocate_or_throw(std::string(kind_) + ": a slab of " + std::to_string(n) + " blocks", n_elements * sizeof(Element), pool_remedy(),
+            a = allocate_or_throw(std::string(kind_) + ": a slab of " + std::to_string(n) + " blocks",
+                                  n_elements * sizeof(Element), pool_remedy(),
                                   [&] { return huge_page_array<Element>(n_elements); });
-            for (std::int64_t b = 0; b < n; ++b) base_[static_cast<std::size_t>(first + b)] = a.data() + b * 2 * half_elements_;
+            for (std::int64_t b = 0; b < n; ++b)
+                base_[static_cast<std::size_t>(first + b)] = a.data() + b * 2 * half_elements_;
             bytes_ += a.size() * sizeof(Element);
         }
     }
@@ -492,15 +516,15 @@ private:
     int block_shift_ = -1;            // log2(block_size) when it is a power of two
     std::int64_t blocks_per_slab_ = 1;
 
-    std::vector<huge_page_array<Element>> slabs_;  // (ceil(n_blocks / blocks_per_slab)): empty until first used
-    std::vector<Element*> base_;                   // (n_blocks): block b's keys; its values at + half_elements_
-    std::vector<std::int32_t> refcount_;           // (n_blocks)
-    std::vector<std::int32_t> free_;               // freed blocks, most recently freed last
-    std::int64_t n_touched_ = 0;                   // blocks [0, n_touched_) have been handed out at least once
+    std::vector<huge_page_array<Element>> slabs_;    // (ceil(n_blocks / blocks_per_slab)): empty until first used
+    std::vector<Element*> base_;                     // (n_blocks): block b's keys; its values at + half_elements_
+    std::vector<std::int32_t> refcount_;             // (n_blocks)
+    std::vector<std::int32_t> free_;                 // freed blocks, most recently freed last
+    std::int64_t n_touched_ = 0;                     // blocks [0, n_touched_) have been handed out at least once
     std::vector<std::int32_t> lru_prev_, lru_next_;  // (n_blocks + 1)
-    prefix_index index_;                           // empty with prefix caching off
-    std::vector<sequence> seqs_;                   // indexed by seq_id
-    std::vector<seq_id> free_ids_;                 // released ids, reused last released first
+    prefix_index index_;                             // empty with prefix caching off
+    std::vector<sequence> seqs_;                     // indexed by seq_id
+    std::vector<seq_id> free_ids_;                   // released ids, reused last released first
 
     std::int64_t n_used_ = 0;
     std::int64_t n_cached_ = 0;

@@ -32,19 +32,26 @@ public:
 
     prefix_index() = default;  // empty: prefix caching off; registered() is false for every block
     prefix_index(std::int64_t n_blocks, std::int64_t block_size)
-        : block_size_(block_size), tokens_(static_cast<std::size_t>(n_blocks * block_size)),
-          parent_(static_cast<std::size_t>(n_blocks)), key_(static_cast<std::size_t>(n_blocks), root_key),
-          hash_(static_cast<std::size_t>(n_blocks)), next_(static_cast<std::size_t>(n_blocks), -1),
-          buckets_(std::bit_ceil(static_cast<std::size_t>(n_blocks)), -1), mask_(buckets_.size() - 1) {}
+            : block_size_(block_size),
+              tokens_(static_cast<std::size_t>(n_blocks * block_size)),
+              parent_(static_cast<std::size_t>(n_blocks)),
+              key_(static_cast<std::size_t>(n_blocks), root_key),
+              hash_(static_cast<std::size_t>(n_blocks)),
+              next_(static_cast<std::size_t>(n_blocks), -1),
+              buckets_(std::bit_ceil(static_cast<std::size_t>(n_blocks)), -1),
+              mask_(buckets_.size() - 1) {}
 
-    bool registered(std::int32_t b) const noexcept { return !key_.empty() && key_[static_cast<std::size_t>(b)] != root_key; }
+    bool registered(std::int32_t b) const noexcept {
+        return !key_.empty() && key_[static_cast<std::size_t>(b)] != root_key;
+    }
     key_type key(std::int32_t b) const noexcept { return key_[static_cast<std::size_t>(b)]; }
     std::int64_t size() const noexcept { return size_; }
 
     // Whether registered block b holds exactly `tokens` (whatever its parent).
     bool same_tokens(std::int32_t b, std::span<const token_id> tokens) const noexcept {
         const auto i = static_cast<std::size_t>(b);
-        return registered(b) && std::equal(tokens.begin(), tokens.end(), tokens_.begin() + static_cast<std::ptrdiff_t>(i * block_size_));
+        return registered(b) &&
+               std::equal(tokens.begin(), tokens.end(), tokens_.begin() + static_cast<std::ptrdiff_t>(i * block_size_));
     }
 
     // Whether registered block b holds exactly `tokens` after the block whose key is `parent`.
@@ -102,12 +109,12 @@ private:
     }
 
     std::int64_t block_size_ = 0;
-    std::vector<token_id> tokens_;      // (n_blocks, block_size): what each registered block holds
-    std::vector<key_type> parent_;      // (n_blocks): the key of the block before it
-    std::vector<key_type> key_;         // (n_blocks): its key, root_key when not registered
-    std::vector<std::uint64_t> hash_;   // (n_blocks): hash(parent, tokens)
-    std::vector<std::int32_t> next_;    // (n_blocks): next block in the same bucket, -1 ends the chain
-    std::vector<std::int32_t> buckets_; // (power of two >= n_blocks): first block of each bucket, -1 empty
+    std::vector<token_id> tokens_;       // (n_blocks, block_size): what each registered block holds
+    std::vector<key_type> parent_;       // (n_blocks): the key of the block before it
+    std::vector<key_type> key_;          // (n_blocks): its key, root_key when not registered
+    std::vector<std::uint64_t> hash_;    // (n_blocks): hash(parent, tokens)
+    std::vector<std::int32_t> next_;     // (n_blocks): next block in the same bucket, -1 ends the chain
+    std::vector<std::int32_t> buckets_;  // (power of two >= n_blocks): first block of each bucket, -1 empty
     std::size_t mask_ = 0;
     key_type next_key_ = 1;
     std::int64_t size_ = 0;

@@ -40,7 +40,8 @@ inline const std::string& string_argument(const value& v, const std::string& cal
 }
 
 inline std::int64_t int_argument(const value& v, const std::string& callee, const char* parameter) {
-    if (!v.is_integer() && !v.is_bool()) fail(callee + ": argument '" + parameter + "' must be an integer, not " + v.type_name());
+    if (!v.is_integer() && !v.is_bool())
+        fail(callee + ": argument '" + parameter + "' must be an integer, not " + v.type_name());
     return as_int(v);
 }
 

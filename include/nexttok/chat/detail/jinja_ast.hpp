@@ -60,13 +60,13 @@ struct macro_parameter {
 
 struct statement {
     enum class kind {
-        text,          // text: output verbatim
-        output,        // {{ expr }}
-        if_,           // branches (conditions + bodies), else_body
-        for_,          // targets in expr [if condition]: body, else_body
-        set,           // targets (or expr.attribute for a namespace) = expr
-        set_block,     // {% set targets %}body{% endset %}, filter optional
-        macro,         // text(parameters): body
+        text,       // text: output verbatim
+        output,     // {{ expr }}
+        if_,        // branches (conditions + bodies), else_body
+        for_,       // targets in expr [if condition]: body, else_body
+        set,        // targets (or expr.attribute for a namespace) = expr
+        set_block,  // {% set targets %}body{% endset %}, filter optional
+        macro,      // text(parameters): body
         break_,
         continue_,
         filter_block,  // {% filter f %}body{% endfilter %}: filter is a filter expression on null
@@ -77,10 +77,10 @@ struct statement {
     kind type = kind::text;
     source_location at;
     std::string text;
-    expression_ptr expr;       // output, for_ iterable, set value, set attribute target's object
-    expression_ptr condition;  // for_ filter
-    expression_ptr filter;     // set_block / filter_block
-    std::vector<std::string> targets;  // for_ / set / with_ names; set: ns attribute is text
+    expression_ptr expr;                 // output, for_ iterable, set value, set attribute target's object
+    expression_ptr condition;            // for_ filter
+    expression_ptr filter;               // set_block / filter_block
+    std::vector<std::string> targets;    // for_ / set / with_ names; set: ns attribute is text
     std::vector<expression_ptr> values;  // with_
     std::vector<std::pair<expression_ptr, statement_list>> branches;  // if_
     statement_list body, else_body;

@@ -67,32 +67,36 @@ inline std::string format_time(const std::string& format, std::chrono::system_cl
 inline void add_builtins(variable_map& globals, const builtin_context& context) {
     globals.try_emplace("range", make_builtin("range", builtin_range));
     globals.try_emplace("namespace", make_builtin("namespace", [](call_args& args) -> value {
-        auto ns = std::make_shared<namespace_object>();
-        if (args.positional.size() > 1) fail("namespace() takes at most one positional argument (a dict)");
-        if (!args.positional.empty()) {
-            if (!args.positional[0].is_dict()) fail("namespace(): the positional argument must be a dict");
-            const value& d = args.positional[0];
-            for (auto it = d.data().begin(); it != d.data().end(); ++it) ns->attributes[it.key()] = d.element(it.value());
-        }
-        for (auto& [key, v] : args.keyword) ns->attributes[key] = v;
-        return value(std::move(ns));
-    }));
+                            auto ns = std::make_shared<namespace_object>();
+                            if (args.positional.size() > 1)
+                                fail("namespace() takes at most one positional argument (a dict)");
+                            if (!args.positional.empty()) {
+                                if (!args.positional[0].is_dict())
+                                    fail("namespace(): the positional argument must be a dict");
+                                const value& d = args.positional[0];
+                                for (auto it = d.data().begin(); it != d.data().end(); ++it)
+                                    ns->attributes[it.key()] = d.element(it.value());
+                            }
+                            for (auto& [key, v] : args.keyword) ns->attributes[key] = v;
+                            return value(std::move(ns));
+                        }));
     globals.try_emplace("dict", make_builtin("dict", [](call_args& args) -> value {
-        if (!args.positional.empty()) fail("dict() with positional arguments is not supported by this renderer");
-        json out = json::object();
-        for (auto& [key, v] : args.keyword) out[key] = v.to_json();
-        return out;
-    }));
+                            if (!args.positional.empty())
+                                fail("dict() with positional arguments is not supported by this renderer");
+                            json out = json::object();
+                            for (auto& [key, v] : args.keyword) out[key] = v.to_json();
+                            return out;
+                        }));
     globals.try_emplace("raise_exception", make_builtin("raise_exception", [](call_args& args) -> value {
-        const auto a = bind_arguments(args, {"message"}, "raise_exception");
-        fail(to_output(a[0]));
-    }));
+                            const auto a = bind_arguments(args, {"message"}, "raise_exception");
+                            fail(to_output(a[0]));
+                        }));
     auto clock = context.clock;
     globals.try_emplace("strftime_now", make_builtin("strftime_now", [clock](call_args& args) -> value {
-        const auto a = bind_arguments(args, {"format"}, "strftime_now");
-        const auto now = clock ? clock() : std::chrono::system_clock::now();
-        return json(format_time(string_argument(a[0], "strftime_now", "format"), now));
-    }));
+                            const auto a = bind_arguments(args, {"format"}, "strftime_now");
+                            const auto now = clock ? clock() : std::chrono::system_clock::now();
+                            return json(format_time(string_argument(a[0], "strftime_now", "format"), now));
+                        }));
 }
 
 }  // namespace nexttok::detail::jinja

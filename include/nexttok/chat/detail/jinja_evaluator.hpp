@@ -40,7 +40,8 @@ struct frame {
 
 class evaluator {
 public:
-    evaluator(const std::string& template_name, const builtin_context& context) : name_(template_name), context_(context) {}
+    evaluator(const std::string& template_name, const builtin_context& context)
+            : name_(template_name), context_(context) {}
 
     // Renders body with `variables` (a JSON object: messages, add_generation_prompt, bos_token, ...).
     std::string render(const statement_list& body, const json& variables) {
@@ -73,7 +74,8 @@ private:
     // One statement, loop iteration or macro call more (max_render_steps bounds the time of a render).
     void count_step() {
         if (++steps_ > max_render_steps)
-            fail("the template runs more than " + std::to_string(max_render_steps) + " statements, loop iterations and calls");
+            fail("the template runs more than " + std::to_string(max_render_steps) +
+                 " statements, loop iterations and calls");
     }
 
     flow execute(const statement_list& body, const std::shared_ptr<frame>& scope, std::string& out) {
@@ -97,14 +99,21 @@ private:
 
     flow execute_unchecked(const statement& s, const std::shared_ptr<frame>& scope, std::string& out) {
         switch (s.type) {
-            case statement::kind::text: out += s.text; return flow::normal;
-            case statement::kind::output: out += to_output(eval(*s.expr, scope)); return flow::normal;
+            case statement::kind::text:
+                out += s.text;
+                return flow::normal;
+            case statement::kind::output:
+                out += to_output(eval(*s.expr, scope));
+                return flow::normal;
             case statement::kind::if_:
                 for (const auto& [condition, body] : s.branches)
                     if (eval(*condition, scope).truthy()) return execute(body, scope, out);
                 return execute(s.else_body, scope, out);
-            case statement::kind::for_: return execute_for(s, scope, out);
-            case statement::kind::set: execute_set(s, scope); return flow::normal;
+            case statement::kind::for_:
+                return execute_for(s, scope, out);
+            case statement::kind::set:
+                execute_set(s, scope);
+                return flow::normal;
             case statement::kind::set_block: {
                 std::string body;
                 execute(s.body, scope, body);
@@ -113,9 +122,13 @@ private:
                 scope->variables[s.targets[0]] = std::move(v);
                 return flow::normal;
             }
-            case statement::kind::macro: scope->variables[s.text] = make_macro(s, scope); return flow::normal;
-            case statement::kind::break_: return flow::break_loop;
-            case statement::kind::continue_: return flow::continue_loop;
+            case statement::kind::macro:
+                scope->variables[s.text] = make_macro(s, scope);
+                return flow::normal;
+            case statement::kind::break_:
+                return flow::break_loop;
+            case statement::kind::continue_:
+                return flow::continue_loop;
             case statement::kind::filter_block: {
                 std::string body;
                 const flow f = execute(s.body, scope, body);
@@ -125,10 +138,12 @@ private:
             case statement::kind::with_: {
                 auto inner = std::make_shared<frame>();
                 inner->parent = scope;
-                for (std::size_t i = 0; i < s.targets.size(); ++i) inner->variables[s.targets[i]] = eval(*s.values[i], scope);
+                for (std::size_t i = 0; i < s.targets.size(); ++i)
+                    inner->variables[s.targets[i]] = eval(*s.values[i], scope);
                 return execute(s.body, inner, out);
             }
-            case statement::kind::scope: return execute(s.body, scope, out);
+            case statement::kind::scope:
+                return execute(s.body, scope, out);
         }
         return flow::normal;
     }
@@ -141,7 +156,8 @@ private:
         }
         const std::vector<value> items = iterate(v);
         if (items.size() != names.size())
-            fail("cannot unpack " + std::to_string(items.size()) + " value(s) into " + std::to_string(names.size()) + " names");
+            fail("cannot unpack " + std::to_string(items.size()) + " value(s) into " + std::to_string(names.size()) +
+                 " names");
         for (std::size_t i = 0; i < names.size(); ++i) f.variables[names[i]] = items[i];
     }
 
@@ -160,9 +176,12 @@ private:
 
     // A namespace stored in a namespace: printing and tojson recurse through them, so they must not
     // hold themselves nor nest deeper than max_value_depth.
-    static void check_namespace_nesting(const namespace_object& stored, const namespace_object& into, const std::string& where, int depth) {
+    static void check_namespace_nesting(const namespace_object& stored, const namespace_object& into,
+                                        const std::string& where, int depth) {
         if (&stored == &into) fail("cannot assign '" + where + "': the namespace would contain itself");
-        if (depth > max_value_depth) fail("cannot assign '" + where + "': namespaces nested deeper than " + std::to_string(max_value_depth) + " levels");
+        if (depth > max_value_depth)
+            fail("cannot assign '" + where + "': namespaces nested deeper than " + std::to_string(max_value_depth) +
+                 " levels");
         for (const auto& [name, v] : stored.attributes)
             if (v.is_namespace()) check_namespace_nesting(v.ns(), into, where, depth + 1);
     }
@@ -229,7 +248,8 @@ private:
         fn->call = [this, definition, home](call_args& args) -> value {
             count_step();
             if (depth_ >= max_call_depth)
-                fail("macro '" + definition->text + "': calls nested deeper than " + std::to_string(max_call_depth) + " levels");
+                fail("macro '" + definition->text + "': calls nested deeper than " + std::to_string(max_call_depth) +
+                     " levels");
             const depth_guard guard(depth_);
             auto f = std::make_shared<frame>();
             f->parent = home.lock();
@@ -294,7 +314,8 @@ private:
 
     value eval_unchecked(const expression& e, const std::shared_ptr<frame>& scope) {
         switch (e.type) {
-            case expression::kind::literal: return e.constant;
+            case expression::kind::literal:
+                return e.constant;
             case expression::kind::name: {
                 const value* v = scope->find(e.text);
                 return v != nullptr ? *v : value::make_undefined(e.text);
@@ -316,8 +337,10 @@ private:
                 check_value_size(approx_bytes(out), "a dict");
                 return out;
             }
-            case expression::kind::attribute: return get_attribute(eval(*e.a, scope), e.text, describe(e));
-            case expression::kind::subscript: return subscript(eval(*e.a, scope), eval(*e.b, scope), describe(e));
+            case expression::kind::attribute:
+                return get_attribute(eval(*e.a, scope), e.text, describe(e));
+            case expression::kind::subscript:
+                return subscript(eval(*e.a, scope), eval(*e.b, scope), describe(e));
             case expression::kind::slice:
                 return slice(eval(*e.a, scope), e.b ? eval(*e.b, scope) : value(), e.c ? eval(*e.c, scope) : value(),
                              e.d ? eval(*e.d, scope) : value());
@@ -360,7 +383,8 @@ private:
                 }
                 return arithmetic(e.text, eval(*e.a, scope), eval(*e.b, scope));
             }
-            case expression::kind::compare: return compare(e.text, eval(*e.a, scope), eval(*e.b, scope));
+            case expression::kind::compare:
+                return compare(e.text, eval(*e.a, scope), eval(*e.b, scope));
             case expression::kind::conditional:
                 if (eval(*e.b, scope).truthy()) return eval(*e.a, scope);
                 return e.c ? eval(*e.c, scope) : value::make_undefined("conditional expression");

@@ -19,7 +19,7 @@ namespace nexttok::detail::jinja {
 class expression_parser {
 public:
     expression_parser(std::vector<token> tokens, const std::string& template_name)
-        : tokens_(std::move(tokens)), name_(template_name) {}
+            : tokens_(std::move(tokens)), name_(template_name) {}
 
 protected:
     const token& current() const { return tokens_[pos_]; }
@@ -31,12 +31,18 @@ protected:
 
     static std::string describe(const token& t) {
         switch (t.kind) {
-            case token_kind::end: return "end of template";
-            case token_kind::block_end: return "end of statement block";
-            case token_kind::variable_end: return "end of print statement";
-            case token_kind::text: return "template text";
-            case token_kind::string: return "string";
-            default: return "'" + t.text + "'";
+            case token_kind::end:
+                return "end of template";
+            case token_kind::block_end:
+                return "end of statement block";
+            case token_kind::variable_end:
+                return "end of print statement";
+            case token_kind::text:
+                return "template text";
+            case token_kind::string:
+                return "string";
+            default:
+                return "'" + t.text + "'";
         }
     }
 
@@ -274,13 +280,16 @@ protected:
                 if (errno == ERANGE) error(t.at, "integer literal " + t.text + " is out of range");
                 return literal(json(static_cast<std::int64_t>(v)), t.at);
             }
-            case token_kind::floating: advance(); return literal(json(std::strtod(t.text.c_str(), nullptr)), t.at);
+            case token_kind::floating:
+                advance();
+                return literal(json(std::strtod(t.text.c_str(), nullptr)), t.at);
             case token_kind::op:
                 if (t.text == "(") return parse_parenthesized();
                 if (t.text == "[") return parse_list();
                 if (t.text == "{") return parse_dict();
                 break;
-            default: break;
+            default:
+                break;
         }
         unexpected("an expression");
     }

@@ -49,8 +49,9 @@ inline json values_to_list(const std::vector<value>& items) {
 // Arguments after the first `skip` positional ones, for a test or filter named by a filter's argument.
 inline call_args rest_arguments(const call_args& args, std::size_t skip) {
     call_args rest;
-    rest.positional.assign(args.positional.begin() + static_cast<std::ptrdiff_t>(std::min(skip, args.positional.size())),
-                           args.positional.end());
+    rest.positional.assign(
+        args.positional.begin() + static_cast<std::ptrdiff_t>(std::min(skip, args.positional.size())),
+        args.positional.end());
     rest.keyword = args.keyword;
     return rest;
 }
@@ -121,7 +122,9 @@ inline value sort_filter(const value& v, call_args& args, const std::string& nam
         std::vector<std::pair<value, value>> keyed;
         for (value& item : items) keyed.emplace_back(sort_key(item, a[2], case_sensitive), std::move(item));
         const bool reverse = a[0].truthy();
-        std::ranges::stable_sort(keyed, [&](const auto& x, const auto& y) { return reverse ? less(y.first, x.first) : less(x.first, y.first); });
+        std::ranges::stable_sort(keyed, [&](const auto& x, const auto& y) {
+            return reverse ? less(y.first, x.first) : less(x.first, y.first);
+        });
         json out = json::array();
         for (const auto& [key, item] : keyed) out.push_back(item.to_json());
         return out;
@@ -175,7 +178,8 @@ inline value indent_filter(const value& v, call_args& args) {
     const auto a = bind_arguments(args, {"width", "first", "blank"}, "filter 'indent'");
     const std::int64_t width = a[0].is_string() || !given(a[0]) ? 4 : int_argument(a[0], "filter 'indent'", "width");
     check_string_size(width < 0 ? 0 : static_cast<std::size_t>(width), "filter 'indent'");
-    const std::string indentation = a[0].is_string() ? a[0].string() : std::string(width < 0 ? 0 : static_cast<std::size_t>(width), ' ');
+    const std::string indentation =
+        a[0].is_string() ? a[0].string() : std::string(width < 0 ? 0 : static_cast<std::size_t>(width), ' ');
     call_args none;
     const value lines = string_method(to_output(v) + "\n", "splitlines", none);
     std::string out;
@@ -193,12 +197,23 @@ inline std::string html_escape(const std::string& s) {
     std::string out;
     for (const char c : s) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&#34;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&#34;";
+                break;
+            case '\'':
+                out += "&#39;";
+                break;
+            default:
+                out += c;
         }
     }
     return out;
@@ -206,7 +221,8 @@ inline std::string html_escape(const std::string& s) {
 
 inline value number_filter(const value& v, call_args& args, bool to_int) {
     const std::string callee = to_int ? "filter 'int'" : "filter 'float'";
-    const auto a = to_int ? bind_arguments(args, {"default", "base"}, callee) : bind_arguments(args, {"default"}, callee);
+    const auto a =
+        to_int ? bind_arguments(args, {"default", "base"}, callee) : bind_arguments(args, {"default"}, callee);
     const value fallback = given(a[0]) ? a[0] : to_int ? value(json(0)) : value(json(0.0));
     if (is_numeric(v) && to_int) return v.is_float() ? json(float_to_int(as_double(v), callee)) : json(as_int(v));
     if (is_numeric(v)) return json(as_double(v));
@@ -225,7 +241,9 @@ inline value number_filter(const value& v, call_args& args, bool to_int) {
 
 inline value apply_filter(const std::string& name, const value& v, call_args& args) {
     const std::string callee = "filter '" + name + "'";
-    const auto no_arguments = [&] { bind_arguments(args, {}, callee); };
+    const auto no_arguments = [&] {
+        bind_arguments(args, {}, callee);
+    };
     if (name == "default" || name == "d") {
         const auto a = bind_arguments(args, {"default_value", "boolean"}, callee);
         const bool use_default = a[1].truthy() ? !v.truthy() : v.is_undefined();
@@ -234,7 +252,8 @@ inline value apply_filter(const std::string& name, const value& v, call_args& ar
     if (name == "tojson") return tojson_filter(v, args);
     if (name == "string") return no_arguments(), value(json(to_output(v)));
     if (name == "safe") return no_arguments(), v;
-    if (name == "e" || name == "escape" || name == "forceescape") return no_arguments(), value(json(html_escape(to_output(v))));
+    if (name == "e" || name == "escape" || name == "forceescape")
+        return no_arguments(), value(json(html_escape(to_output(v))));
     if (name == "trim") {
         const auto a = bind_arguments(args, {"chars"}, callee);
         const std::string s = to_output(v);
@@ -248,7 +267,8 @@ inline value apply_filter(const std::string& name, const value& v, call_args& ar
     }
     if (name == "replace") {
         const auto a = bind_arguments(args, {"old", "new", "count"}, callee);
-        return json(replace_all(to_output(v), string_argument(a[0], callee, "old"), string_argument(a[1], callee, "new"),
+        return json(replace_all(to_output(v), string_argument(a[0], callee, "old"),
+                                string_argument(a[1], callee, "new"),
                                 given(a[2]) && !a[2].is_none() ? int_argument(a[2], callee, "count") : -1));
     }
     if (name == "length" || name == "count") {
@@ -279,7 +299,8 @@ inline value apply_filter(const std::string& name, const value& v, call_args& ar
         std::string out;
         bool first = true;
         for (const value& item : iterate(v)) {
-            out += (first ? "" : separator) + to_output(given(a[1]) && !a[1].is_none() ? attribute_path(item, to_output(a[1])) : item);
+            out += (first ? "" : separator) +
+                   to_output(given(a[1]) && !a[1].is_none() ? attribute_path(item, to_output(a[1])) : item);
             check_string_size(out.size(), callee);
             first = false;
         }
@@ -302,7 +323,9 @@ inline value apply_filter(const std::string& name, const value& v, call_args& ar
             const value k = pair.element(pair.data()[by_value ? 1 : 0]);
             return !a[0].truthy() && k.is_string() ? value(json(python_case(k.string(), case_mode::lower))) : k;
         };
-        std::ranges::stable_sort(pairs, [&](const value& x, const value& y) { return a[2].truthy() ? less(key(y), key(x)) : less(key(x), key(y)); });
+        std::ranges::stable_sort(pairs, [&](const value& x, const value& y) {
+            return a[2].truthy() ? less(key(y), key(x)) : less(key(x), key(y));
+        });
         return values_to_list(pairs);
     }
     if (name == "select") return select_filter(v, args, false, true);
@@ -315,7 +338,8 @@ inline value apply_filter(const std::string& name, const value& v, call_args& ar
         const auto a = bind_arguments(args, {"attribute", "start"}, callee);
         value total = given(a[1]) ? a[1] : value(json(0));
         for (const value& item : iterate(v))
-            total = arithmetic("+", total, given(a[0]) && !a[0].is_none() ? attribute_path(item, to_output(a[0])) : item);
+            total =
+                arithmetic("+", total, given(a[0]) && !a[0].is_none() ? attribute_path(item, to_output(a[0])) : item);
         return total;
     }
     if (name == "abs") {
@@ -328,17 +352,20 @@ inline value apply_filter(const std::string& name, const value& v, call_args& ar
         const auto a = bind_arguments(args, {"precision", "method"}, callee);
         if (!is_numeric(v)) fail(callee + ": a number is expected, not " + v.type_name());
         if (v.is_integer() || v.is_bool()) return json(as_int(v));  // Python's round(int, n) is the int
-        const double scale = std::pow(10.0, static_cast<double>(given(a[0]) ? int_argument(a[0], callee, "precision") : 0));
+        const double scale =
+            std::pow(10.0, static_cast<double>(given(a[0]) ? int_argument(a[0], callee, "precision") : 0));
         const std::string method = given(a[1]) ? to_output(a[1]) : "common";
         const double x = as_double(v) * scale;
         const double r = method == "ceil" ? std::ceil(x) : method == "floor" ? std::floor(x) : std::nearbyint(x);
-        if (method != "common" && method != "ceil" && method != "floor") fail(callee + ": method must be common, ceil or floor");
+        if (method != "common" && method != "ceil" && method != "floor")
+            fail(callee + ": method must be common, ceil or floor");
         return json(r / scale);
     }
     if (name == "int") return number_filter(v, args, true);
     if (name == "float") return number_filter(v, args, false);
     if (name == "indent") return indent_filter(v, args);
-    if (name == "attr") return get_attribute(v, string_argument(bind_arguments(args, {"name"}, callee)[0], callee, "name"), "attr");
+    if (name == "attr")
+        return get_attribute(v, string_argument(bind_arguments(args, {"name"}, callee)[0], callee, "name"), "attr");
     fail("no filter named '" + name + "' (or it is not supported by this renderer)");
 }
 

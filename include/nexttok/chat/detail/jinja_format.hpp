@@ -87,12 +87,18 @@ inline std::string python_repr(const json& j);
 // Python's str() of data.
 inline std::string python_str(const json& j) {
     switch (j.type()) {
-        case json::value_t::null: return "None";
-        case json::value_t::boolean: return j.get<bool>() ? "True" : "False";
-        case json::value_t::number_integer: return std::to_string(j.get<std::int64_t>());
-        case json::value_t::number_unsigned: return std::to_string(j.get<std::uint64_t>());
-        case json::value_t::number_float: return python_float(j.get<double>());
-        case json::value_t::string: return j.get<std::string>();
+        case json::value_t::null:
+            return "None";
+        case json::value_t::boolean:
+            return j.get<bool>() ? "True" : "False";
+        case json::value_t::number_integer:
+            return std::to_string(j.get<std::int64_t>());
+        case json::value_t::number_unsigned:
+            return std::to_string(j.get<std::uint64_t>());
+        case json::value_t::number_float:
+            return python_float(j.get<double>());
+        case json::value_t::string:
+            return j.get<std::string>();
         case json::value_t::array: {
             const bool tuple = is_tuple(j);
             std::string out = tuple ? "(" : "[";
@@ -112,11 +118,14 @@ inline std::string python_str(const json& j) {
             }
             return out + "}";
         }
-        default: fail("cannot print a binary value");
+        default:
+            fail("cannot print a binary value");
     }
 }
 
-inline std::string python_repr(const json& j) { return j.is_string() ? python_repr_string(j.get<std::string>()) : python_str(j); }
+inline std::string python_repr(const json& j) {
+    return j.is_string() ? python_repr_string(j.get<std::string>()) : python_str(j);
+}
 
 // str() of any value: undefined prints as nothing, as Jinja2's default Undefined does.
 inline std::string to_output(const value& v) {
@@ -130,13 +139,27 @@ inline void json_escape(std::string& out, const std::string& s) {
     out += '"';
     for (const char c : s) {
         switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\b':
+                out += "\\b";
+                break;
+            case '\f':
+                out += "\\f";
+                break;
             default:
                 if (static_cast<unsigned char>(c) < 0x20) {
                     char hex[8];
@@ -152,7 +175,7 @@ inline void json_escape(std::string& out, const std::string& s) {
 
 // The options of Python's json.dumps that tojson passes on.
 struct json_style {
-    int indent = -1;  // < 0: everything on one line
+    int indent = -1;                    // < 0: everything on one line
     std::string item_separator = ", ";  // Python's default; "," when indenting
     std::string key_separator = ": ";
     bool sort_keys = false;
@@ -168,16 +191,24 @@ inline void python_json_dumps(std::string& out, const json& j, const json_style&
     };
     const std::string& item_separator = style.item_separator;
     switch (j.type()) {
-        case json::value_t::null: out += "null"; return;
-        case json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; return;
+        case json::value_t::null:
+            out += "null";
+            return;
+        case json::value_t::boolean:
+            out += j.get<bool>() ? "true" : "false";
+            return;
         case json::value_t::number_float: {
             const double d = j.get<double>();
             out += std::isnan(d) ? "NaN" : std::isinf(d) ? (d > 0 ? "Infinity" : "-Infinity") : python_float(d);
             return;
         }
         case json::value_t::number_integer:
-        case json::value_t::number_unsigned: out += python_str(j); return;
-        case json::value_t::string: json_escape(out, j.get_ref<const std::string&>()); return;
+        case json::value_t::number_unsigned:
+            out += python_str(j);
+            return;
+        case json::value_t::string:
+            json_escape(out, j.get_ref<const std::string&>());
+            return;
         case json::value_t::array:
             if (j.empty()) {
                 out += "[]";
@@ -212,7 +243,8 @@ inline void python_json_dumps(std::string& out, const json& j, const json_style&
             out += '}';
             return;
         }
-        default: fail("tojson: cannot serialize a binary value");
+        default:
+            fail("tojson: cannot serialize a binary value");
     }
 }
 

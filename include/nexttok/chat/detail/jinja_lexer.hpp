@@ -17,7 +17,19 @@
 
 namespace nexttok::detail::jinja {
 
-enum class token_kind { text, variable_begin, variable_end, block_begin, block_end, name, string, integer, floating, op, end };
+enum class token_kind {
+    text,
+    variable_begin,
+    variable_end,
+    block_begin,
+    block_end,
+    name,
+    string,
+    integer,
+    floating,
+    op,
+    end
+};
 
 struct token {
     token_kind kind = token_kind::end;
@@ -88,9 +100,7 @@ private:
         return src_.size();
     }
 
-    static bool all_blank(std::string_view s) {
-        return s.find_first_not_of(" \t") == std::string_view::npos;
-    }
+    static bool all_blank(std::string_view s) { return s.find_first_not_of(" \t") == std::string_view::npos; }
 
     // "{%-" strips all whitespace before the tag; lstrip_blocks strips a line's indentation before a
     // block or comment tag (not before "{{", and not with "{%+").
@@ -174,7 +184,8 @@ private:
         while (true) {
             pos_ = skip_spaces(pos_);
             if (pos_ >= src_.size())
-                error(start, std::string("unexpected end of template: the tag is not closed with '") + (block ? "%}" : "}}") + "'");
+                error(start, std::string("unexpected end of template: the tag is not closed with '") +
+                                 (block ? "%}" : "}}") + "'");
             if (balance.empty()) {
                 const char close = block ? '%' : '}';
                 const char c = src_[pos_];
@@ -225,7 +236,8 @@ private:
     void lex_number() {
         const std::size_t at = pos_;
         const auto digits = [&] {
-            while (pos_ < src_.size() && (is_digit(src_[pos_]) || (src_[pos_] == '_' && pos_ + 1 < src_.size() && is_digit(src_[pos_ + 1]))))
+            while (pos_ < src_.size() &&
+                   (is_digit(src_[pos_]) || (src_[pos_] == '_' && pos_ + 1 < src_.size() && is_digit(src_[pos_ + 1]))))
                 ++pos_;
         };
         digits();
@@ -267,20 +279,47 @@ private:
             if (pos_ >= src_.size()) error(at, "unexpected end of template: the string is not closed");
             const char e = src_[pos_++];
             switch (e) {
-                case 'n': out += '\n'; break;
-                case 't': out += '\t'; break;
-                case 'r': out += '\r'; break;
-                case 'a': out += '\a'; break;
-                case 'b': out += '\b'; break;
-                case 'f': out += '\f'; break;
-                case 'v': out += '\v'; break;
-                case '\\': out += '\\'; break;
-                case '\'': out += '\''; break;
-                case '"': out += '"'; break;
-                case '\n': break;  // a backslash-newline continues the line
-                case 'x': out_code_point(out, 2, at); break;
-                case 'u': out_code_point(out, 4, at); break;
-                case 'U': out_code_point(out, 8, at); break;
+                case 'n':
+                    out += '\n';
+                    break;
+                case 't':
+                    out += '\t';
+                    break;
+                case 'r':
+                    out += '\r';
+                    break;
+                case 'a':
+                    out += '\a';
+                    break;
+                case 'b':
+                    out += '\b';
+                    break;
+                case 'f':
+                    out += '\f';
+                    break;
+                case 'v':
+                    out += '\v';
+                    break;
+                case '\\':
+                    out += '\\';
+                    break;
+                case '\'':
+                    out += '\'';
+                    break;
+                case '"':
+                    out += '"';
+                    break;
+                case '\n':
+                    break;  // a backslash-newline continues the line
+                case 'x':
+                    out_code_point(out, 2, at);
+                    break;
+                case 'u':
+                    out_code_point(out, 4, at);
+                    break;
+                case 'U':
+                    out_code_point(out, 8, at);
+                    break;
                 default:
                     if (e >= '0' && e <= '7') {
                         char32_t cp = static_cast<char32_t>(e - '0');
@@ -300,7 +339,10 @@ private:
         char32_t cp = 0;
         for (int k = 0; k < n_digits; ++k) {
             const char h = pos_ < src_.size() ? src_[pos_] : '\0';
-            const int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+            const int d = h >= '0' && h <= '9'   ? h - '0'
+                          : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                          : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                                 : -1;
             if (d < 0) error(at, "truncated \\x, \\u or \\U escape in a string");
             cp = cp * 16 + static_cast<char32_t>(d);
             ++pos_;

@@ -19,9 +19,9 @@ namespace nexttok::detail::jinja {
 
 inline bool is_string_method(std::string_view n) {
     static constexpr std::string_view names[] = {
-        "strip", "lstrip", "rstrip", "split", "rsplit", "startswith", "endswith", "upper", "lower", "title",
-        "capitalize", "replace", "find", "rfind", "count", "join", "isdigit", "isalpha", "isalnum", "isspace",
-        "islower", "isupper", "splitlines", "format"};
+        "strip",   "lstrip",  "rstrip",     "split",   "rsplit",  "startswith", "endswith",   "upper",
+        "lower",   "title",   "capitalize", "replace", "find",    "rfind",      "count",      "join",
+        "isdigit", "isalpha", "isalnum",    "isspace", "islower", "isupper",    "splitlines", "format"};
     return std::ranges::find(names, n) != std::end(names);
 }
 
@@ -30,7 +30,9 @@ inline bool is_list_method(std::string_view n) { return n == "index" || n == "co
 
 // str.startswith / endswith with a string or a tuple of strings.
 inline bool affix_match(const std::string& s, const value& affix, bool prefix, const std::string& callee) {
-    const auto one = [&](const std::string& a) { return prefix ? s.starts_with(a) : s.ends_with(a); };
+    const auto one = [&](const std::string& a) {
+        return prefix ? s.starts_with(a) : s.ends_with(a);
+    };
     if (affix.is_string()) return one(affix.string());
     if (affix.is_list()) {
         for (const json& a : affix.data()) {
@@ -42,7 +44,8 @@ inline bool affix_match(const std::string& s, const value& affix, bool prefix, c
     fail(callee + ": argument must be a string or a tuple of strings, not " + affix.type_name());
 }
 
-inline std::string replace_all(const std::string& s, const std::string& from, const std::string& to, std::int64_t count) {
+inline std::string replace_all(const std::string& s, const std::string& from, const std::string& to,
+                               std::int64_t count) {
     std::string out;
     std::size_t pos = 0;
     std::int64_t n = 0;
@@ -57,7 +60,8 @@ inline std::string replace_all(const std::string& s, const std::string& from, co
         }
         return out;
     }
-    for (std::size_t hit; (count < 0 || n < count) && (hit = s.find(from, pos)) != std::string::npos; pos = hit + from.size(), ++n)
+    for (std::size_t hit; (count < 0 || n < count) && (hit = s.find(from, pos)) != std::string::npos;
+         pos = hit + from.size(), ++n)
         check_string_size(out.append(s, pos, hit - pos).append(to).size(), "str.replace");
     check_string_size(out.size() + (s.size() - pos), "str.replace");
     return out.append(s, pos);
@@ -86,8 +90,10 @@ inline value string_method(const std::string& s, const std::string& name, call_a
     }
     if (name == "upper" || name == "lower" || name == "title" || name == "capitalize") {
         bind_arguments(args, {}, callee);
-        const case_mode mode = name == "upper" ? case_mode::upper : name == "lower" ? case_mode::lower
-                             : name == "title" ? case_mode::title : case_mode::capitalize;
+        const case_mode mode = name == "upper"   ? case_mode::upper
+                               : name == "lower" ? case_mode::lower
+                               : name == "title" ? case_mode::title
+                                                 : case_mode::capitalize;
         return json(python_case(mode == case_mode::capitalize ? python_case(s, case_mode::lower) : s, mode));
     }
     if (name == "replace") {
@@ -105,7 +111,8 @@ inline value string_method(const std::string& s, const std::string& name, call_a
             return json(n);
         }
         const std::size_t p = name == "find" ? s.find(sub) : s.rfind(sub);
-        return json(p == std::string::npos ? std::int64_t{-1} : static_cast<std::int64_t>(code_point_count(s.substr(0, p))));
+        return json(p == std::string::npos ? std::int64_t{-1}
+                                           : static_cast<std::int64_t>(code_point_count(s.substr(0, p))));
     }
     if (name == "join") {
         const auto a = bind_arguments(args, {"iterable"}, callee);
@@ -137,10 +144,13 @@ inline value string_method(const std::string& s, const std::string& name, call_a
     if (name == "format") fail("str.format is not supported by this renderer");
     bind_arguments(args, {}, callee);
     if (s.empty()) return json(false);
-    const auto all = [&](auto predicate) { return json(std::ranges::all_of(s, predicate)); };
+    const auto all = [&](auto predicate) {
+        return json(std::ranges::all_of(s, predicate));
+    };
     if (name == "isdigit") return all([](char c) { return c >= '0' && c <= '9'; });
     if (name == "isalpha") return all([](char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; });
-    if (name == "isalnum") return all([](char c) { return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9'); });
+    if (name == "isalnum")
+        return all([](char c) { return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9'); });
     if (name == "isspace") return json(python_strip(s, true, false).empty());
     if (name == "islower") return json(python_case(s, case_mode::lower) == s && python_case(s, case_mode::upper) != s);
     if (name == "isupper") return json(python_case(s, case_mode::upper) == s && python_case(s, case_mode::lower) != s);
@@ -166,9 +176,10 @@ inline value dict_method(const value& self, const std::string& name, call_args& 
             pair.push_back(it.key());
             pair.push_back(it.value());
             out.push_back(std::move(pair));
-        }
-        else if (name == "keys") out.push_back(it.key());
-        else out.push_back(it.value());
+        } else if (name == "keys")
+            out.push_back(it.key());
+        else
+            out.push_back(it.value());
     }
     return out;
 }
@@ -177,7 +188,8 @@ inline value list_method(const value& self, const std::string& name, call_args& 
     const auto a = bind_arguments(args, {"value"}, "list." + name);
     const json& l = self.data();
     if (name == "count") {
-        return json(static_cast<std::int64_t>(std::ranges::count_if(l, [&](const json& e) { return a[0].is_data() && json_equal(e, a[0].data()); })));
+        return json(static_cast<std::int64_t>(
+            std::ranges::count_if(l, [&](const json& e) { return a[0].is_data() && json_equal(e, a[0].data()); })));
     }
     for (std::size_t i = 0; i < l.size(); ++i)
         if (a[0].is_data() && json_equal(l[i], a[0].data())) return json(static_cast<std::int64_t>(i));

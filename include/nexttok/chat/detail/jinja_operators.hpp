@@ -28,7 +28,9 @@ inline double json_double(const json& j) {
 inline bool json_equal(const json& a, const json& b) {
     if (json_numeric(a) && json_numeric(b)) {
         if (a.is_number_float() || b.is_number_float()) return json_double(a) == json_double(b);
-        const auto as_i = [](const json& j) { return j.is_boolean() ? std::int64_t{j.get<bool>()} : j.get<std::int64_t>(); };
+        const auto as_i = [](const json& j) {
+            return j.is_boolean() ? std::int64_t{j.get<bool>()} : j.get<std::int64_t>();
+        };
         return as_i(a) == as_i(b);
     }
     if (a.type() != b.type()) return false;
@@ -78,7 +80,8 @@ inline void require_defined(const value& v) {
 inline bool less(const value& a, const value& b) {
     require_defined(a);
     require_defined(b);
-    if (!a.is_data() || !b.is_data()) fail("'<' is not supported between instances of '" + a.type_name() + "' and '" + b.type_name() + "'");
+    if (!a.is_data() || !b.is_data())
+        fail("'<' is not supported between instances of '" + a.type_name() + "' and '" + b.type_name() + "'");
     return json_less(a.data(), b.data());
 }
 
@@ -169,7 +172,8 @@ inline std::int64_t checked_negate(std::int64_t x, const std::string& op) {
 
 // Python's int(float): truncation, failing where Python would need a big integer or raises.
 inline std::int64_t float_to_int(double d, const std::string& callee) {
-    if (!std::isfinite(d)) fail(callee + ": cannot convert float " + std::string(std::isnan(d) ? "NaN" : "infinity") + " to integer");
+    if (!std::isfinite(d))
+        fail(callee + ": cannot convert float " + std::string(std::isnan(d) ? "NaN" : "infinity") + " to integer");
     if (d >= 9223372036854775808.0 || d < -9223372036854775808.0)
         fail(callee + ": integer overflow (integers are 64-bit in this renderer)");
     return static_cast<std::int64_t>(d);
@@ -195,12 +199,14 @@ inline value repeat(const value& sequence, std::int64_t n) {
     if (n <= 0) return sequence.is_string() ? json("") : json(json::array());
     if (sequence.is_string()) {
         const std::size_t one = sequence.string().size();
-        if (one != 0 && static_cast<std::uint64_t>(n) > max_string_bytes / one) check_string_size(SIZE_MAX, "'*' repetition");
+        if (one != 0 && static_cast<std::uint64_t>(n) > max_string_bytes / one)
+            check_string_size(SIZE_MAX, "'*' repetition");
         std::string out;
         for (std::int64_t i = 0; i < n; ++i) out += sequence.string();
         return json(std::move(out));
     }
-    if (static_cast<std::uint64_t>(n) > max_value_bytes / approx_bytes(sequence.data())) check_value_size(SIZE_MAX, "'*' repetition");
+    if (static_cast<std::uint64_t>(n) > max_value_bytes / approx_bytes(sequence.data()))
+        check_value_size(SIZE_MAX, "'*' repetition");
     json out = json::array();
     for (std::int64_t i = 0; i < n; ++i)
         for (const json& e : sequence.data()) out.push_back(e);
@@ -227,7 +233,8 @@ inline value arithmetic(const std::string& op, const value& a, const value& b) {
         if (op == "+") return integers ? json(checked_add(as_int(a), as_int(b), op)) : json(dx + dy);
         if (op == "-") return integers ? json(checked_sub(as_int(a), as_int(b), op)) : json(dx - dy);
         if (op == "*") return integers ? json(checked_mul(as_int(a), as_int(b), op)) : json(dx * dy);
-        if ((op == "/" || op == "//" || op == "%") && dy == 0.0) fail(std::string(integers ? "integer" : "float") + " division or modulo by zero");
+        if ((op == "/" || op == "//" || op == "%") && dy == 0.0)
+            fail(std::string(integers ? "integer" : "float") + " division or modulo by zero");
         if (op == "/") return json(dx / dy);
         if (op == "//") return integers ? json(floor_div(as_int(a), as_int(b))) : json(std::floor(dx / dy));
         if (op == "%") {
@@ -243,7 +250,8 @@ inline value arithmetic(const std::string& op, const value& a, const value& b) {
         return unsupported();
     }
     if (op == "+" && x.is_string() && y.is_string()) {
-        check_string_size(x.get_ref<const std::string&>().size() + y.get_ref<const std::string&>().size(), "'+' concatenation");
+        check_string_size(x.get_ref<const std::string&>().size() + y.get_ref<const std::string&>().size(),
+                          "'+' concatenation");
         return json(x.get_ref<const std::string&>() + y.get_ref<const std::string&>());
     }
     if (op == "+" && x.is_array() && y.is_array()) {
@@ -281,7 +289,8 @@ inline value subscript(const value& object, const value& key, const std::string&
         const auto it = j.find(key.string());
         return it == j.end() ? value::make_undefined(description) : object.element(*it);
     }
-    if ((j.is_array() || j.is_string()) && key.is_data() && (key.data().is_number_integer() || key.data().is_boolean())) {
+    if ((j.is_array() || j.is_string()) && key.is_data() &&
+        (key.data().is_number_integer() || key.data().is_boolean())) {
         if (j.is_array()) {
             const auto i = normalize_index(as_int(key), j.size());
             return i ? object.element(j[*i]) : value::make_undefined(description);
@@ -321,14 +330,16 @@ inline value slice(const value& object, const value& start, const value& stop, c
     require_defined(object);
     if (object.is_list()) {
         json out = is_tuple(object.data()) ? make_tuple_json() : json::array();
-        for (const std::size_t i : slice_indices(object.data().size(), start, stop, step)) out.push_back(object.data()[i]);
+        for (const std::size_t i : slice_indices(object.data().size(), start, stop, step))
+            out.push_back(object.data()[i]);
         return out;
     }
     if (object.is_string()) {
         const std::string& s = object.string();
         const std::vector<std::size_t> at = code_point_offsets(s);
         std::string out;
-        for (const std::size_t i : slice_indices(at.size() - 1, start, stop, step)) out.append(s, at[i], at[i + 1] - at[i]);
+        for (const std::size_t i : slice_indices(at.size() - 1, start, stop, step))
+            out.append(s, at[i], at[i + 1] - at[i]);
         return json(std::move(out));
     }
     fail("'" + object.type_name() + "' object is not subscriptable");

@@ -30,7 +30,8 @@ public:
 private:
     // Statements up to one of the end tags (consumed with its "{%" and name; the rest of that tag is
     // left to the caller), or to the end of the template when ends is empty.
-    statement_list parse_body(std::initializer_list<std::string_view> ends, std::string& found, std::string_view opened_by) {
+    statement_list parse_body(std::initializer_list<std::string_view> ends, std::string& found,
+                              std::string_view opened_by) {
         // Nested blocks recurse here (and when rendered): bounded so that a hostile template cannot
         // overflow the stack.
         static constexpr int max_block_depth = 200;
@@ -48,7 +49,8 @@ private:
                 if (ends.size() == 0) return body;
                 std::string wanted;
                 for (const std::string_view e : ends) wanted += (wanted.empty() ? "'" : " or '") + std::string(e) + "'";
-                error(t.at, "unexpected end of template: looking for " + wanted + " to close the '" + std::string(opened_by) + "' block");
+                error(t.at, "unexpected end of template: looking for " + wanted + " to close the '" +
+                                std::string(opened_by) + "' block");
             }
             if (t.kind == token_kind::text) {
                 auto s = make(statement::kind::text, t.at);
@@ -112,7 +114,8 @@ private:
             expect_block_end();
             return s;
         }
-        static constexpr std::string_view unsupported[] = {"include", "import", "from", "extends", "block", "call", "do", "autoescape", "trans"};
+        static constexpr std::string_view unsupported[] = {"include", "import", "from",       "extends", "block",
+                                                           "call",    "do",     "autoescape", "trans"};
         for (const std::string_view u : unsupported)
             if (tag.text == u) error(tag.at, "the '" + tag.text + "' tag is not supported by this renderer");
         error(tag.at, "unknown or misplaced tag '" + tag.text + "'");

@@ -70,8 +70,7 @@ inline std::size_t code_point_count(std::string_view s) {
 // Python's str.isspace() for one code point.
 inline bool is_python_space(char32_t c) {
     return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20) || c == 0x85 || c == 0xa0 || c == 0x1680 ||
-           (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f ||
-           c == 0x3000;
+           (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000;
 }
 
 // Python's str.strip / lstrip / rstrip: without chars, whitespace; with chars, any of its code points.
@@ -87,8 +86,10 @@ inline std::string_view python_strip(std::string_view s, bool left, bool right, 
         return false;
     };
     const std::vector<std::size_t> at = code_point_offsets(s);  // (n + 1) byte offsets
-    std::size_t first = 0, last = at.size() - 1;                    // code points [first, last)
-    const auto code_point = [&](std::size_t k) { return utf8_decode_at(s, at[k], at[k + 1] - at[k]); };
+    std::size_t first = 0, last = at.size() - 1;                // code points [first, last)
+    const auto code_point = [&](std::size_t k) {
+        return utf8_decode_at(s, at[k], at[k + 1] - at[k]);
+    };
     if (left)
         while (first < last && strip_me(code_point(first))) ++first;
     if (right)
@@ -160,10 +161,18 @@ inline std::string python_case(std::string_view s, case_mode mode) {
         const char32_t c = utf8_decode_at(s, i, n);
         bool up = false;
         switch (mode) {
-            case case_mode::upper: up = true; break;
-            case case_mode::lower: up = false; break;
-            case case_mode::capitalize: up = first; break;
-            case case_mode::title: up = word_start; break;
+            case case_mode::upper:
+                up = true;
+                break;
+            case case_mode::lower:
+                up = false;
+                break;
+            case case_mode::capitalize:
+                up = first;
+                break;
+            case case_mode::title:
+                up = word_start;
+                break;
         }
         const char32_t mapped = map_case(c, up);
         utf8_append(out, mapped);

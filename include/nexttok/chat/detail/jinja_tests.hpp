@@ -14,8 +14,12 @@ namespace nexttok::detail::jinja {
 
 inline bool apply_test(const std::string& name, const value& v, const call_args& args) {
     const std::string callee = "test '" + name + "'";
-    const auto no_arguments = [&] { bind_arguments(args, {}, callee); };
-    const auto other = [&] { return bind_arguments(args, {"other"}, callee)[0]; };
+    const auto no_arguments = [&] {
+        bind_arguments(args, {}, callee);
+    };
+    const auto other = [&] {
+        return bind_arguments(args, {"other"}, callee)[0];
+    };
     if (name == "defined") return no_arguments(), !v.is_undefined();
     if (name == "undefined") return no_arguments(), v.is_undefined();
     if (name == "none") return no_arguments(), v.is_none();

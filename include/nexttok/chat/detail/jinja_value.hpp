@@ -56,11 +56,12 @@ struct failure {
 // running for hours, exhausting memory or overflowing the stack. Real chat templates stay orders
 // of magnitude below these.
 inline constexpr std::size_t max_string_bytes = std::size_t{16} << 20;  // any string, the output included
-inline constexpr std::size_t max_value_bytes = std::size_t{32} << 20;   // a list or dict a template builds (approx_bytes)
-inline constexpr std::int64_t max_render_steps = 1'000'000;            // statements + loop iterations + calls
-inline constexpr int max_call_depth = 100;                              // nested macro calls
-inline constexpr int max_value_depth = 128;                             // nesting of a list or dict a template builds
-inline constexpr int max_eval_depth = 1000;                             // nested expressions being evaluated
+inline constexpr std::size_t max_value_bytes = std::size_t{32}
+                                               << 20;        // a list or dict a template builds (approx_bytes)
+inline constexpr std::int64_t max_render_steps = 1'000'000;  // statements + loop iterations + calls
+inline constexpr int max_call_depth = 100;                   // nested macro calls
+inline constexpr int max_value_depth = 128;                  // nesting of a list or dict a template builds
+inline constexpr int max_eval_depth = 1000;                  // nested expressions being evaluated
 
 // Fails when a string of `n` bytes would be too long; `what` names the operation.
 inline void check_string_size(std::size_t n, const std::string& what) {
@@ -82,7 +83,8 @@ std::size_t approx_bytes(const Json& j, std::size_t cap = max_value_bytes, int d
     std::size_t total = 32;
     if (j.is_string()) return total + j.template get_ref<const std::string&>().size();
     if (!j.is_array() && !j.is_object()) return total;
-    if (depth >= max_value_depth) fail("a list or dict nested deeper than " + std::to_string(max_value_depth) + " levels");
+    if (depth >= max_value_depth)
+        fail("a list or dict nested deeper than " + std::to_string(max_value_depth) + " levels");
     for (const auto& e : j) {
         total += approx_bytes(e, cap, depth + 1);
         if (total > cap) break;
@@ -142,15 +144,23 @@ public:
         if (!is_data()) return true;
         const json& j = data();
         switch (j.type()) {
-            case json::value_t::null: return false;
-            case json::value_t::boolean: return j.get<bool>();
-            case json::value_t::number_integer: return j.get<std::int64_t>() != 0;
-            case json::value_t::number_unsigned: return j.get<std::uint64_t>() != 0;
-            case json::value_t::number_float: return j.get<double>() != 0.0;
-            case json::value_t::string: return !j.get_ref<const std::string&>().empty();
+            case json::value_t::null:
+                return false;
+            case json::value_t::boolean:
+                return j.get<bool>();
+            case json::value_t::number_integer:
+                return j.get<std::int64_t>() != 0;
+            case json::value_t::number_unsigned:
+                return j.get<std::uint64_t>() != 0;
+            case json::value_t::number_float:
+                return j.get<double>() != 0.0;
+            case json::value_t::string:
+                return !j.get_ref<const std::string&>().empty();
             case json::value_t::array:
-            case json::value_t::object: return !j.empty();
-            default: return true;
+            case json::value_t::object:
+                return !j.empty();
+            default:
+                return true;
         }
     }
 
@@ -160,21 +170,31 @@ public:
         if (is_namespace()) return "Namespace";
         if (is_callable()) return "function";
         switch (data().type()) {
-            case json::value_t::null: return "NoneType";
-            case json::value_t::boolean: return "bool";
+            case json::value_t::null:
+                return "NoneType";
+            case json::value_t::boolean:
+                return "bool";
             case json::value_t::number_integer:
-            case json::value_t::number_unsigned: return "int";
-            case json::value_t::number_float: return "float";
-            case json::value_t::string: return "str";
-            case json::value_t::array: return "list";
-            case json::value_t::object: return "dict";
-            default: return "object";
+            case json::value_t::number_unsigned:
+                return "int";
+            case json::value_t::number_float:
+                return "float";
+            case json::value_t::string:
+                return "str";
+            case json::value_t::array:
+                return "list";
+            case json::value_t::object:
+                return "dict";
+            default:
+                return "object";
         }
     }
 
 private:
     explicit value(undefined u) : v_(std::move(u)) {}
-    std::variant<undefined, std::shared_ptr<const json>, std::shared_ptr<namespace_object>, std::shared_ptr<const callable>> v_;
+    std::variant<undefined, std::shared_ptr<const json>, std::shared_ptr<namespace_object>,
+                 std::shared_ptr<const callable>>
+        v_;
 };
 
 // Positional and keyword arguments of a call, evaluated.

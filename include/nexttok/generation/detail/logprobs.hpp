@@ -34,7 +34,9 @@ inline void top_logprobs(std::span<const float> logits, double lse, std::size_t 
     n = std::min(n, logits.size());
     order.resize(logits.size());
     std::iota(order.begin(), order.end(), std::uint32_t{0});
-    auto before = [&](std::uint32_t a, std::uint32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); };
+    auto before = [&](std::uint32_t a, std::uint32_t b) {
+        return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+    };
     std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(), before);
     out.resize(n);
     for (std::size_t i = 0; i < n; ++i)

@@ -17,15 +17,19 @@ inline void gguf_file::parse() {
     const auto n_tensors = r.read<std::uint64_t>("tensor count");
     const auto n_kv = r.read<std::uint64_t>("metadata key/value count");
     // Each key/value takes at least 8 (key length) + 4 (type) + 1 bytes: bound the count by the file.
-    if (n_kv > r.remaining() / 13) r.fail_at(16, "metadata key/value count", std::to_string(n_kv) + " is absurd for a file of " + std::to_string(r.size()) + " bytes");
+    if (n_kv > r.remaining() / 13)
+        r.fail_at(16, "metadata key/value count",
+                  std::to_string(n_kv) + " is absurd for a file of " + std::to_string(r.size()) + " bytes");
     for (std::uint64_t k = 0; k < n_kv; ++k) {
         const std::size_t key_offset = r.offset();
         const std::string what = "metadata key #" + std::to_string(k);
         const std::string key(read_string(r, what));
-        const auto type = check_type(r, r.read<std::uint32_t>("type of metadata key '" + key + "'"), "type of metadata key '" + key + "'");
+        const auto type = check_type(r, r.read<std::uint32_t>("type of metadata key '" + key + "'"),
+                                     "type of metadata key '" + key + "'");
         gguf_value v = read_value(r, type, key, 0);
         v.offset = key_offset;
-        if (!kv_.emplace(key, std::move(v)).second) r.fail_at(key_offset, "metadata key '" + key + "'", "duplicate key");
+        if (!kv_.emplace(key, std::move(v)).second)
+            r.fail_at(key_offset, "metadata key '" + key + "'", "duplicate key");
     }
     if (const gguf_value* a = find("general.alignment")) {
         if (a->type != gguf_type::u32) wrong_type("general.alignment", *a, "u32");
@@ -37,7 +41,8 @@ inline void gguf_file::parse() {
     // The data section starts at the next multiple of the alignment after the tensor directory.
     data_offset_ = (r.offset() + alignment_ - 1) / alignment_ * alignment_;
     if (!tensors_.empty() && data_offset_ > r.size())
-        r.fail("tensor data section", "starts at " + detail::hex_offset(data_offset_) + ", past the end of the file (" + std::to_string(r.size()) + " bytes)");
+        r.fail("tensor data section", "starts at " + detail::hex_offset(data_offset_) + ", past the end of the file (" +
+                                          std::to_string(r.size()) + " bytes)");
     place_tensors();
 }
 
@@ -47,16 +52,36 @@ inline gguf_value gguf_file::read_value(byte_reader& r, gguf_type type, const st
     v.offset = r.offset();
     const std::string what = "value of metadata key '" + key + "'";
     switch (type) {
-        case gguf_type::u8: v.u = r.read<std::uint8_t>(what); break;
-        case gguf_type::i8: v.i = r.read<std::int8_t>(what); break;
-        case gguf_type::u16: v.u = r.read<std::uint16_t>(what); break;
-        case gguf_type::i16: v.i = r.read<std::int16_t>(what); break;
-        case gguf_type::u32: v.u = r.read<std::uint32_t>(what); break;
-        case gguf_type::i32: v.i = r.read<std::int32_t>(what); break;
-        case gguf_type::u64: v.u = r.read<std::uint64_t>(what); break;
-        case gguf_type::i64: v.i = r.read<std::int64_t>(what); break;
-        case gguf_type::f32: v.f = r.read<float>(what); break;
-        case gguf_type::f64: v.f = r.read<double>(what); break;
+        case gguf_type::u8:
+            v.u = r.read<std::uint8_t>(what);
+            break;
+        case gguf_type::i8:
+            v.i = r.read<std::int8_t>(what);
+            break;
+        case gguf_type::u16:
+            v.u = r.read<std::uint16_t>(what);
+            break;
+        case gguf_type::i16:
+            v.i = r.read<std::int16_t>(what);
+            break;
+        case gguf_type::u32:
+            v.u = r.read<std::uint32_t>(what);
+            break;
+        case gguf_type::i32:
+            v.i = r.read<std::int32_t>(what);
+            break;
+        case gguf_type::u64:
+            v.u = r.read<std::uint64_t>(what);
+            break;
+        case gguf_type::i64:
+            v.i = r.read<std::int64_t>(what);
+            break;
+        case gguf_type::f32:
+            v.f = r.read<float>(what);
+            break;
+        case gguf_type::f64:
+            v.f = r.read<double>(what);
+            break;
         case gguf_type::boolean: {
             const auto b = r.read<std::uint8_t>(what);
             if (b > 1) r.fail_at(v.offset, what, "a bool must be 0 or 1, got " + std::to_string(b));
@@ -64,17 +89,24 @@ inline gguf_value gguf_file::read_value(byte_reader& r, gguf_type type, const st
             v.u = b;
             break;
         }
-        case gguf_type::string: v.str = read_string(r, what); break;
-        case gguf_type::array: read_array(r, v, key, depth + 1); break;
+        case gguf_type::string:
+            v.str = read_string(r, what);
+            break;
+        case gguf_type::array:
+            read_array(r, v, key, depth + 1);
+            break;
     }
-    if (v.is_signed()) v.u = static_cast<std::uint64_t>(v.i);
-    else if (v.is_integer()) v.i = static_cast<std::int64_t>(v.u);
+    if (v.is_signed())
+        v.u = static_cast<std::uint64_t>(v.i);
+    else if (v.is_integer())
+        v.i = static_cast<std::int64_t>(v.u);
     return v;
 }
 
 inline void gguf_file::read_array(byte_reader& r, gguf_value& v, const std::string& key, int depth) {
     const std::string what = "array of metadata key '" + key + "'";
-    if (depth > max_array_depth) r.fail(what, "arrays nested deeper than " + std::to_string(max_array_depth) + " levels");
+    if (depth > max_array_depth)
+        r.fail(what, "arrays nested deeper than " + std::to_string(max_array_depth) + " levels");
     v.element_type = check_type(r, r.read<std::uint32_t>(what + " (element type)"), what + " (element type)");
     const std::size_t count_offset = r.offset();
     v.count = r.read<std::uint64_t>(what + " (element count)");
@@ -82,7 +114,9 @@ inline void gguf_file::read_array(byte_reader& r, gguf_value& v, const std::stri
     if (elem_bytes != 0) {
         std::uint64_t n_bytes = 0;
         if (detail::mul_overflows(v.count, elem_bytes, n_bytes) || n_bytes > r.remaining())
-            r.fail_at(count_offset, what, std::to_string(v.count) + " elements of " + std::string(to_string(v.element_type)) + " do not fit in the " + std::to_string(r.remaining()) + " bytes that remain");
+            r.fail_at(count_offset, what,
+                      std::to_string(v.count) + " elements of " + std::string(to_string(v.element_type)) +
+                          " do not fit in the " + std::to_string(r.remaining()) + " bytes that remain");
         v.raw = r.read_bytes(n_bytes, what);
         if (v.element_type == gguf_type::boolean)
             for (std::byte b : v.raw)
@@ -92,7 +126,9 @@ inline void gguf_file::read_array(byte_reader& r, gguf_value& v, const std::stri
     // Strings take at least 8 bytes each, arrays at least 12: bound the count before reserving.
     const std::uint64_t min_elem = v.element_type == gguf_type::string ? 8 : 12;
     if (v.count > r.remaining() / min_elem)
-        r.fail_at(count_offset, what, std::to_string(v.count) + " elements cannot fit in the " + std::to_string(r.remaining()) + " bytes that remain");
+        r.fail_at(count_offset, what,
+                  std::to_string(v.count) + " elements cannot fit in the " + std::to_string(r.remaining()) +
+                      " bytes that remain");
     if (v.element_type == gguf_type::string) {
         v.strings.reserve(static_cast<std::size_t>(v.count));
         for (std::uint64_t k = 0; k < v.count; ++k)
@@ -106,7 +142,8 @@ inline void gguf_file::read_array(byte_reader& r, gguf_value& v, const std::stri
 inline void gguf_file::read_tensor_infos(byte_reader& r, std::uint64_t n_tensors) {
     // A tensor entry takes at least 8 (name length) + 4 (n_dims) + 8 (one dim) + 4 (type) + 8 (offset) bytes.
     if (n_tensors > r.remaining() / 32)
-        r.fail_at(8, "tensor count", std::to_string(n_tensors) + " is absurd for a file of " + std::to_string(r.size()) + " bytes");
+        r.fail_at(8, "tensor count",
+                  std::to_string(n_tensors) + " is absurd for a file of " + std::to_string(r.size()) + " bytes");
     tensors_.reserve(static_cast<std::size_t>(n_tensors));
     for (std::uint64_t k = 0; k < n_tensors; ++k) {
         const std::size_t entry_offset = r.offset();
@@ -121,7 +158,8 @@ inline void gguf_file::read_tensor_infos(byte_reader& r, std::uint64_t n_tensors
             t.ne[d] = r.read<std::uint64_t>(what + " (dimension " + std::to_string(d) + ")");
             if (t.ne[d] == 0 || t.ne[d] > (std::uint64_t{1} << 40) ||
                 detail::mul_overflows(n_elements, t.ne[d], n_elements) || n_elements > (std::uint64_t{1} << 48))
-                r.fail_at(entry_offset, what, "absurd shape: dimension " + std::to_string(d) + " is " + std::to_string(t.ne[d]));
+                r.fail_at(entry_offset, what,
+                          "absurd shape: dimension " + std::to_string(d) + " is " + std::to_string(t.ne[d]));
         }
         const std::size_t type_offset = r.offset();
         const auto type_id = r.read<std::uint32_t>(what + " (type)");
@@ -129,11 +167,15 @@ inline void gguf_file::read_tensor_infos(byte_reader& r, std::uint64_t n_tensors
         if (!traits) r.fail_at(type_offset, what, "unknown tensor type " + std::to_string(type_id));
         t.type = static_cast<tensor_type>(type_id);
         if (t.ne[0] % traits->block_size != 0)
-            r.fail_at(entry_offset, what, "first dimension " + std::to_string(t.ne[0]) + " is not a multiple of the " + std::string(traits->name) + " block size " + std::to_string(traits->block_size));
+            r.fail_at(entry_offset, what,
+                      "first dimension " + std::to_string(t.ne[0]) + " is not a multiple of the " +
+                          std::string(traits->name) + " block size " + std::to_string(traits->block_size));
         t.n_bytes = n_elements / traits->block_size * traits->block_bytes;
         t.file_offset = r.read<std::uint64_t>(what + " (data offset)");  // relative until place_tensors()
         if (t.file_offset % alignment_ != 0)
-            r.fail_at(entry_offset, what, "data offset " + detail::hex_offset(t.file_offset) + " is not a multiple of the alignment " + std::to_string(alignment_));
+            r.fail_at(entry_offset, what,
+                      "data offset " + detail::hex_offset(t.file_offset) + " is not a multiple of the alignment " +
+                          std::to_string(alignment_));
         if (!tensor_index_.emplace(t.name, tensors_.size()).second)
             r.fail_at(entry_offset, what, "duplicate tensor name");
         tensors_.push_back(std::move(t));
@@ -145,7 +187,10 @@ inline void gguf_file::place_tensors() {
     for (tensor_view& t : tensors_) {
         std::uint64_t end = 0;
         if (detail::add_overflows(t.file_offset, t.n_bytes, end) || end > data_size)
-            throw format_error(name() + ": tensor '" + t.name + "' at offset " + detail::hex_offset(data_offset_ + t.file_offset) + ": its " + std::to_string(t.n_bytes) + " bytes of data run past the end of the file (" + std::to_string(file_.size()) + " bytes)");
+            throw format_error(name() + ": tensor '" + t.name + "' at offset " +
+                               detail::hex_offset(data_offset_ + t.file_offset) + ": its " + std::to_string(t.n_bytes) +
+                               " bytes of data run past the end of the file (" + std::to_string(file_.size()) +
+                               " bytes)");
         t.file_offset += data_offset_;
         t.data = file_.data() + t.file_offset;
     }
@@ -156,7 +201,9 @@ inline void gguf_file::place_tensors() {
     std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->file_offset < b->file_offset; });
     for (std::size_t k = 1; k < order.size(); ++k)
         if (order[k - 1]->file_offset + order[k - 1]->n_bytes > order[k]->file_offset)
-            throw format_error(name() + ": tensor '" + order[k]->name + "' at offset " + detail::hex_offset(order[k]->file_offset) + ": overlaps the data of tensor '" + order[k - 1]->name + "'");
+            throw format_error(name() + ": tensor '" + order[k]->name + "' at offset " +
+                               detail::hex_offset(order[k]->file_offset) + ": overlaps the data of tensor '" +
+                               order[k - 1]->name + "'");
 }
 
 }  // namespace nexttok

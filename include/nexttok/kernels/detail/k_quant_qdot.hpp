@@ -1,12 +1,12 @@
 // Integer kernels for q2_k, q3_k and iq4_xs weights (k_quant_blocks.hpp), against the activations'
-// per-256 quantization (q8_act_row::qs_k, d_k, bsum16_k: llama.cpp's q8_K, the vec_dot_type ggml
+// per-256 quantization (q8_act_row::q8k_qs, q8k_scales, q8k_sums16: llama.cpp's q8_K, the vec_dot_type ggml
 // gives these three types). Internal: quant_act.hpp includes this file, and matmul reaches it
 // through qdot_block_range.
 //
 // One float order on every instruction set, so that the AVX-512, AVX2 and portable builds give
 // bitwise the same outputs. The accumulators of output (r, t) are the 16 floats of its slot,
 // acc[0, 16), starting at +0. Lane k (0..15) belongs to bytes 4k .. 4k + 3 of each 64-byte step
-// p < 4 of a block's activations in qs_k (q8_k_order: step p holds element blocks 2p, 2p + 1 of
+// p < 4 of a block's activations in q8k_qs (q8_k_order: step p holds element blocks 2p, 2p + 1 of
 // that order); for weight block b its integer sum L_k, exact in int32, is
 //   q2_k:   sum over those 16 bytes of sc(e) q_e xq_e                 (q 0..3, sc 0..15)
 //   q3_k:   sum of (s(e) - 32) (q_e + 4) xq_e, and for k < 8 minus 4 ((s_2k - 32) bsum16_2k +
@@ -14,7 +14,7 @@
 //   iq4_xs: sum of (ls(e) - 32) value_e xq_e
 // (e: the element whose activation sits at that byte; sc, s, ls the scale of its sub-block), and
 // for q2_k also, for k < 8, M_k = m_2k bsum16_2k + m_2k+1 bsum16_2k+1. Blocks go in ascending
-// order; block b does, with dx = d_k[b] and the block's half-precision d (and dmin),
+// order; block b does, with dx = q8k_scales[b] and the block's half-precision d (and dmin),
 //   acc[k] = fma(float(L_k), d * dx, acc[k])             for k < 16  (d * dx rounded once)
 //   acc[k] = fma(float(M_k), -(dmin * dx), acc[k])       for k < 8   (q2_k only)
 // Every L_k and M_k is below 2^24 in magnitude, so float() is exact. The output is the 16 lanes
@@ -23,20 +23,20 @@
 // may start and end at any block.
 //
 // AVX-512 takes a step per instruction (the 16 lanes); AVX2 an element block of 32 at a time,
-// whose 8 int32 lanes are lanes 0-7 (steps' first halves, positions 0, 2, 4, 6 of qs_k) or 8-15;
+// whose 8 int32 lanes are lanes 0-7 (steps' first halves, positions 0, 2, 4, 6 of q8k_qs) or 8-15;
 // the portable code the lanes one by one.
 #pragma once
 
 #include <nexttok/kernels/detail/simd.hpp>
-#include <nexttok/kernels/k_quant_blocks.hpp>
 #include <nexttok/kernels/quant_act.hpp>
+#include <nexttok/tensor/k_quant_blocks.hpp>
 
 #include <cmath>
 #include <cstdint>
 
 namespace nexttok::detail {
 
-// The element whose activation sits at byte `pos` of a block's qs_k.
+// The element whose activation sits at byte `pos` of a block's q8k_qs.
 inline int q8_k_element(int pos) noexcept { return 32 * q8_k_order[pos / 32] + pos % 32; }
 
 // Blocks [b0, b1) of NR rows x NT tokens in the order above. K (one per instruction set) holds a
@@ -122,8 +122,8 @@ struct k_quant_portable {
     // L_k (and M_k) as defined above.
     template <class Block>
     static void step(lanes& a, const levels& p, const Block& w, const q8_act_row& x, std::int64_t b) noexcept {
-        const std::int8_t* xq = x.qs_k + 256 * b;
-        const float dx = x.d_k[b];
+        const std::int8_t* xq = x.q8k_qs + 256 * b;
+        const float dx = x.q8k_scales[b];
         const float scale = w.d.to_float() * dx;
         for (int k = 0; k < 16; ++k) {
             std::int32_t sum = 0;
@@ -133,11 +133,13 @@ struct k_quant_portable {
                     sum += p.scale[e] * p.q[e] * xq[pos];
                 }
             if constexpr (std::is_same_v<Block, block_q3_k>)
-                if (k < 8) sum -= 4 * (p.min[2 * k] * x.bsum16_k[16 * b + 2 * k] + p.min[2 * k + 1] * x.bsum16_k[16 * b + 2 * k + 1]);
+                if (k < 8)
+                    sum -= 4 * (p.min[2 * k] * x.q8k_sums16[16 * b + 2 * k] +
+                                p.min[2 * k + 1] * x.q8k_sums16[16 * b + 2 * k + 1]);
             a.v[k] = std::fma(static_cast<float>(sum), scale, a.v[k]);
         }
         if constexpr (std::is_same_v<Block, block_q2_k>) {
-            const std::int16_t* bsum16 = x.bsum16_k + 16 * b;
+            const std::int16_t* bsum16 = x.q8k_sums16 + 16 * b;
             const float min_scale = -(w.dmin.to_float() * dx);
             for (int k = 0; k < 8; ++k) {
                 const std::int32_t m = p.min[2 * k] * bsum16[2 * k] + p.min[2 * k + 1] * bsum16[2 * k + 1];
@@ -151,15 +153,15 @@ struct k_quant_portable {
 
 // The kernels of this build's instruction set (each file defines detail::qdot_range for the three
 // block types over its own K); the portable ones here.
-#if defined(NEXTTOK_INT8_ZMM)
+#if defined(NEXTTOK_KERNELS_INT8_AVX512)
 #include <nexttok/kernels/detail/k_quant_qdot_zmm.hpp>
-#elif defined(__AVX2__) && defined(__FMA__)
+#elif defined(NEXTTOK_KERNELS_INT8_AVX2)
 #include <nexttok/kernels/detail/k_quant_qdot_avx2.hpp>
 #else
 namespace nexttok::detail {
 
 template <int NR, int NT, class Block>
-    requires is_k_quant_int8_block<Block>
+requires is_k_quant_int8_block<Block>
 inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1, float* acc,
                        std::int64_t ld, simd::prefetch_cursor pf) noexcept {
     k_quant_range<k_quant_portable, NR, NT>(w, x, b0, b1, acc, ld, pf);

@@ -1,6 +1,6 @@
 // The AVX2 steps of q2_k, q3_k and iq4_xs blocks against the per-256 activations, in the lanes
 // and float order of k_quant_qdot.hpp. One element block of 32 at a time (its activations at
-// position q8_k_order[j] of qs_k: lanes 0-7 for an even position, 8-15 for an odd one):
+// position q8_k_order[j] of q8k_qs: lanes 0-7 for an even position, 8-15 for an odd one):
 //   q2_k, q3_k: unsigned quants (0..3, or q + 4 in 0..7 for q3_k) times signed activations summed
 //     in pairs (vpmaddubsw), times the two sub-blocks' scales as words (vpmaddwd); lanes 0-7 then
 //     take q3_k's "- 4" terms, q2_k's minimums go in by their own multiply-add.
@@ -10,7 +10,7 @@
 
 #include <nexttok/kernels/detail/k_quant_qdot.hpp>
 
-#if defined(__AVX2__) && defined(__FMA__) && !defined(NEXTTOK_INT8_ZMM)
+#if defined(NEXTTOK_KERNELS_INT8_AVX2)
 
 #include <cstdint>
 #include <cstring>
@@ -58,8 +58,8 @@ struct k_quant_avx2 {
 
     // Words 0-7 of sc[j]: word 2j of s16; words 8-15: word 2j + 1.
     static void pick_words(__m256i s16, __m256i (&sc)[8]) noexcept {
-        const __m256i pick = _mm256_set_epi8(3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-                                             0, 1, 0, 1, 0);
+        const __m256i pick = _mm256_set_epi8(3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+                                             0, 1, 0, 1, 0, 1, 0);
         NEXTTOK_UNROLL
         for (int j = 0; j < 8; ++j)
             sc[j] = _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(s16, _mm256_set1_epi32(j)), pick);
@@ -101,7 +101,8 @@ struct k_quant_avx2 {
 
     static iq4_weights prepare(const block_iq4_xs& w) noexcept {
         iq4_weights r;
-        const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(iq4_nl_values)));
+        const __m256i table =
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(iq4_nl_values)));
         const __m256i m4 = _mm256_set1_epi8(0x0f);
         int sc[8];
         unpack_iq4_xs_scales(w, sc);
@@ -128,7 +129,7 @@ struct k_quant_avx2 {
     }
 
     static __m256i load_bsum16(const q8_act_row& x, std::int64_t b) noexcept {
-        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsum16_k + 16 * b));
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q8k_sums16 + 16 * b));
     }
 
     static void add_block(lanes& a, const __m256i (&sum)[2], float scale) noexcept {
@@ -138,9 +139,9 @@ struct k_quant_avx2 {
     }
 
     static void step(lanes& a, const q2_weights& p, const block_q2_k& w, const q8_act_row& x, std::int64_t b) noexcept {
-        const float dx = x.d_k[b];
+        const float dx = x.q8k_scales[b];
         __m256i sum[2];
-        scaled_pairs(p, x.qs_k + 256 * b, sum);
+        scaled_pairs(p, x.q8k_qs + 256 * b, sum);
         add_block(a, sum, w.d.to_float() * dx);
         const __m256i mins = _mm256_madd_epi16(p.m16, load_bsum16(x, b));
         a.lo = _mm256_fmadd_ps(_mm256_cvtepi32_ps(mins), _mm256_set1_ps(-(w.dmin.to_float() * dx)), a.lo);
@@ -148,13 +149,14 @@ struct k_quant_avx2 {
 
     static void step(lanes& a, const q3_weights& p, const block_q3_k& w, const q8_act_row& x, std::int64_t b) noexcept {
         __m256i sum[2];
-        scaled_pairs(p, x.qs_k + 256 * b, sum);
+        scaled_pairs(p, x.q8k_qs + 256 * b, sum);
         sum[0] = _mm256_sub_epi32(sum[0], _mm256_slli_epi32(_mm256_madd_epi16(p.m16, load_bsum16(x, b)), 2));
-        add_block(a, sum, w.d.to_float() * x.d_k[b]);
+        add_block(a, sum, w.d.to_float() * x.q8k_scales[b]);
     }
 
-    static void step(lanes& a, const iq4_weights& p, const block_iq4_xs& w, const q8_act_row& x, std::int64_t b) noexcept {
-        const std::int8_t* xq = x.qs_k + 256 * b;
+    static void step(lanes& a, const iq4_weights& p, const block_iq4_xs& w, const q8_act_row& x,
+                     std::int64_t b) noexcept {
+        const std::int8_t* xq = x.q8k_qs + 256 * b;
         __m256i sum[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
         NEXTTOK_UNROLL
         for (int j = 0; j < 8; ++j) {
@@ -163,12 +165,12 @@ struct k_quant_avx2 {
             const __m256i pairs = _mm256_maddubs_epi16(p.abs[j], _mm256_sign_epi8(v, p.level[j]));
             sum[pos % 2] = _mm256_add_epi32(sum[pos % 2], _mm256_madd_epi16(pairs, p.sc[j]));
         }
-        add_block(a, sum, w.d.to_float() * x.d_k[b]);
+        add_block(a, sum, w.d.to_float() * x.q8k_scales[b]);
     }
 };
 
 template <int NR, int NT, class Block>
-    requires is_k_quant_int8_block<Block>
+requires is_k_quant_int8_block<Block>
 inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1, float* acc,
                        std::int64_t ld, simd::prefetch_cursor pf) noexcept {
     k_quant_range<k_quant_avx2, NR, NT>(w, x, b0, b1, acc, ld, pf);

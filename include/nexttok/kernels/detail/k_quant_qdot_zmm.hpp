@@ -18,7 +18,7 @@
 
 #include <nexttok/kernels/detail/k_quant_qdot.hpp>
 
-#if defined(NEXTTOK_INT8_ZMM)
+#if defined(NEXTTOK_KERNELS_INT8_AVX512)
 
 #include <algorithm>
 #include <cstdint>
@@ -66,7 +66,8 @@ struct k_quant_table {
 };
 inline constexpr k_quant_table iq4_magnitudes = [] {
     k_quant_table t{};
-    for (int i = 0; i < 16; ++i) t.b[i] = static_cast<std::uint8_t>(iq4_nl_values[i] < 0 ? -iq4_nl_values[i] : iq4_nl_values[i]);
+    for (int i = 0; i < 16; ++i)
+        t.b[i] = static_cast<std::uint8_t>(iq4_nl_values[i] < 0 ? -iq4_nl_values[i] : iq4_nl_values[i]);
     return t;
 }();
 
@@ -90,8 +91,10 @@ inline __m512i q3_k_scales_i16(const block_q3_k& a, const block_q3_k& b) noexcep
     const __m256i low = _mm256_unpacklo_epi64(_mm256_and_si256(v, m4), _mm256_and_si256(_mm256_srli_epi16(v, 4), m4));
     const __m256i top = _mm256_shuffle_epi8(v, _mm256_set_epi8(11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8,
                                                                11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8, 11, 10, 9, 8));
-    const __m256i high = _mm256_and_si256(_mm256_srlv_epi32(top, _mm256_set_epi32(6, 4, 2, 0, 6, 4, 2, 0)), _mm256_set1_epi8(3));
-    return _mm512_cvtepi8_epi16(_mm256_sub_epi8(_mm256_or_si256(low, _mm256_slli_epi16(high, 4)), _mm256_set1_epi8(32)));
+    const __m256i high =
+        _mm256_and_si256(_mm256_srlv_epi32(top, _mm256_set_epi32(6, 4, 2, 0, 6, 4, 2, 0)), _mm256_set1_epi8(3));
+    return _mm512_cvtepi8_epi16(
+        _mm256_sub_epi8(_mm256_or_si256(low, _mm256_slli_epi16(high, 4)), _mm256_set1_epi8(32)));
 }
 
 // The 8 signed scales ls_ib - 32 of iq4_xs blocks a and b as words, a's in words 0-7.
@@ -102,13 +105,17 @@ inline __m256i iq4_xs_scales_i16(const block_iq4_xs& a, const block_iq4_xs& b) n
     std::memcpy(&ha, a.scales_h, 2);
     std::memcpy(&lb, b.scales_l, 4);
     std::memcpy(&hb, b.scales_h, 2);
-    const __m512i l = _mm512_inserti64x4(_mm512_set1_epi32(static_cast<int>(la)), _mm256_set1_epi32(static_cast<int>(lb)), 1);
+    const __m512i l =
+        _mm512_inserti64x4(_mm512_set1_epi32(static_cast<int>(la)), _mm256_set1_epi32(static_cast<int>(lb)), 1);
     const __m512i h = _mm512_inserti64x4(_mm512_set1_epi32(ha), _mm256_set1_epi32(hb), 1);
     const __m512i low = _mm512_and_si512(
-        _mm512_srlv_epi32(l, _mm512_set_epi32(28, 24, 20, 16, 12, 8, 4, 0, 28, 24, 20, 16, 12, 8, 4, 0)), _mm512_set1_epi32(15));
-    const __m512i high = _mm512_and_si512(
-        _mm512_srlv_epi32(h, _mm512_set_epi32(14, 12, 10, 8, 6, 4, 2, 0, 14, 12, 10, 8, 6, 4, 2, 0)), _mm512_set1_epi32(3));
-    return _mm512_cvtepi32_epi16(_mm512_sub_epi32(_mm512_or_si512(low, _mm512_slli_epi32(high, 4)), _mm512_set1_epi32(32)));
+        _mm512_srlv_epi32(l, _mm512_set_epi32(28, 24, 20, 16, 12, 8, 4, 0, 28, 24, 20, 16, 12, 8, 4, 0)),
+        _mm512_set1_epi32(15));
+    const __m512i high =
+        _mm512_and_si512(_mm512_srlv_epi32(h, _mm512_set_epi32(14, 12, 10, 8, 6, 4, 2, 0, 14, 12, 10, 8, 6, 4, 2, 0)),
+                         _mm512_set1_epi32(3));
+    return _mm512_cvtepi32_epi16(
+        _mm512_sub_epi32(_mm512_or_si512(low, _mm512_slli_epi32(high, 4)), _mm512_set1_epi32(32)));
 }
 
 struct k_quant_zmm {
@@ -127,22 +134,24 @@ struct k_quant_zmm {
         __m256i s16;    // the 16 scales, as words
     };
     struct iq4_weights {
-        __m512i q[4];       // |level|
-        __m512i sc[4];      // s_ib - 32, as words
-        __mmask64 neg[4];   // the bytes whose level is negative
+        __m512i q[4];      // |level|
+        __m512i sc[4];     // s_ib - 32, as words
+        __mmask64 neg[4];  // the bytes whose level is negative
     };
 
     // Step p's 2-bit fields: half p / 2, shifted by 2 (p % 2) in the low 256 bits, + 4 in the high.
     static void two_bit_fields(const std::uint8_t* qs, __m512i (&q)[4]) noexcept {
         const __m512i a0 = broadcast_32_bytes(qs), a1 = broadcast_32_bytes(qs + 32);
-#if defined(__GFNI__)
+#if defined(NEXTTOK_KERNELS_GFNI)
         // (x >> s) & 3 of each byte in one affine transform (vgf2p8affineqb: bit i of the result is
         // the parity of x and byte 7 - i of the qword's matrix), s by qword.
         constexpr auto field = [](int s) {
             return static_cast<long long>((std::uint64_t{1} << s << 56) | (std::uint64_t{2} << s << 48));
         };
-        const __m512i even = _mm512_set_epi64(field(4), field(4), field(4), field(4), field(0), field(0), field(0), field(0));
-        const __m512i odd = _mm512_set_epi64(field(6), field(6), field(6), field(6), field(2), field(2), field(2), field(2));
+        const __m512i even =
+            _mm512_set_epi64(field(4), field(4), field(4), field(4), field(0), field(0), field(0), field(0));
+        const __m512i odd =
+            _mm512_set_epi64(field(6), field(6), field(6), field(6), field(2), field(2), field(2), field(2));
         q[0] = _mm512_gf2p8affine_epi64_epi8(a0, even, 0);
         q[1] = _mm512_gf2p8affine_epi64_epi8(a0, odd, 0);
         q[2] = _mm512_gf2p8affine_epi64_epi8(a1, even, 0);
@@ -169,11 +178,12 @@ struct k_quant_zmm {
         __m512i mins;  // the 16 minimums of each row as words
     };
     static q2_shared shared(const block_q2_k& a, const block_q2_k& b) noexcept {
-        const __m256i u = _mm256_inserti128_si256(
-            _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a.scales))),
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales)), 1);
+        const __m256i u =
+            _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a.scales))),
+                                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales)), 1);
         const __m256i m4 = _mm256_set1_epi8(0x0f);
-        return {_mm512_cvtepu8_epi16(_mm256_and_si256(u, m4)), _mm512_cvtepu8_epi16(_mm256_and_si256(_mm256_srli_epi16(u, 4), m4))};
+        return {_mm512_cvtepu8_epi16(_mm256_and_si256(u, m4)),
+                _mm512_cvtepu8_epi16(_mm256_and_si256(_mm256_srli_epi16(u, 4), m4))};
     }
     static __m512i shared(const block_q3_k& a, const block_q3_k& b) noexcept { return q3_k_scales_i16(a, b); }
     static __m256i shared(const block_iq4_xs& a, const block_iq4_xs& b) noexcept { return iq4_xs_scales_i16(a, b); }
@@ -205,14 +215,16 @@ struct k_quant_zmm {
 
     static iq4_weights prepare(const block_iq4_xs& w, __m256i s, int h) noexcept {
         iq4_weights r;
-        const __m512i table = _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i*>(iq4_magnitudes.b)));
+        const __m512i table =
+            _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i*>(iq4_magnitudes.b)));
         const __m512i m4 = _mm512_set1_epi8(0x0f);
         const __m512i a = _mm512_loadu_si512(w.qs), b = _mm512_loadu_si512(w.qs + 64);
         // 128-bit lane k of la / ha: the low / high nibbles of sub-block k (lb, hb: 4 + k).
         const __m512i la = _mm512_and_si512(a, m4), ha = _mm512_and_si512(_mm512_srli_epi16(a, 4), m4);
         const __m512i lb = _mm512_and_si512(b, m4), hb = _mm512_and_si512(_mm512_srli_epi16(b, 4), m4);
         // Step p: sub-blocks (0, 2), (1, 3) of a, then of b, each as its low then high nibbles.
-        const __m512i even = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), odd = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+        const __m512i even = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0),
+                      odd = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
         const __m512i nibbles[4] = {_mm512_permutex2var_epi64(la, even, ha), _mm512_permutex2var_epi64(la, odd, ha),
                                     _mm512_permutex2var_epi64(lb, even, hb), _mm512_permutex2var_epi64(lb, odd, hb)};
         const __m512i eight = _mm512_set1_epi8(8);
@@ -234,38 +246,40 @@ struct k_quant_zmm {
     }
 
     static __m256i load_bsum16(const q8_act_row& x, std::int64_t b) noexcept {
-        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsum16_k + 16 * b));
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q8k_sums16 + 16 * b));
     }
 
     static void step(lanes& a, const q2_weights& p, const block_q2_k& w, const q8_act_row& x, std::int64_t b) noexcept {
-        const float dx = x.d_k[b];
-        const __m512i sum = scaled_pairs(p, x.qs_k + 256 * b);
+        const float dx = x.q8k_scales[b];
+        const __m512i sum = scaled_pairs(p, x.q8k_qs + 256 * b);
         a = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_set1_ps(w.d.to_float() * dx), a);
         // Lanes 8-15 meet 0 x -(dmin dx) = -0: unchanged, as the portable code leaves them.
         const __m256i mins = _mm256_madd_epi16(p.m16, load_bsum16(x, b));
-        a = _mm512_fmadd_ps(_mm512_zextps256_ps512(_mm256_cvtepi32_ps(mins)), _mm512_set1_ps(-(w.dmin.to_float() * dx)), a);
+        a = _mm512_fmadd_ps(_mm512_zextps256_ps512(_mm256_cvtepi32_ps(mins)), _mm512_set1_ps(-(w.dmin.to_float() * dx)),
+                            a);
     }
 
     static void step(lanes& a, const q3_weights& p, const block_q3_k& w, const q8_act_row& x, std::int64_t b) noexcept {
         const __m256i corr = _mm256_slli_epi32(_mm256_madd_epi16(p.s16, load_bsum16(x, b)), 2);
-        const __m512i sum = _mm512_sub_epi32(scaled_pairs(p, x.qs_k + 256 * b), _mm512_zextsi256_si512(corr));
-        a = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_set1_ps(w.d.to_float() * x.d_k[b]), a);
+        const __m512i sum = _mm512_sub_epi32(scaled_pairs(p, x.q8k_qs + 256 * b), _mm512_zextsi256_si512(corr));
+        a = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_set1_ps(w.d.to_float() * x.q8k_scales[b]), a);
     }
 
-    static void step(lanes& a, const iq4_weights& p, const block_iq4_xs& w, const q8_act_row& x, std::int64_t b) noexcept {
-        const std::int8_t* xq = x.qs_k + 256 * b;
+    static void step(lanes& a, const iq4_weights& p, const block_iq4_xs& w, const q8_act_row& x,
+                     std::int64_t b) noexcept {
+        const std::int8_t* xq = x.q8k_qs + 256 * b;
         __m512i sum = _mm512_setzero_si512();
         for (int s = 0; s < 4; ++s) {
             const __m512i v = _mm512_load_si512(xq + 64 * s);
             const __m512i signed_x = _mm512_mask_sub_epi8(v, p.neg[s], _mm512_setzero_si512(), v);
             sum = _mm512_dpwssd_epi32(sum, _mm512_maddubs_epi16(p.q[s], signed_x), p.sc[s]);
         }
-        a = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_set1_ps(w.d.to_float() * x.d_k[b]), a);
+        a = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_set1_ps(w.d.to_float() * x.q8k_scales[b]), a);
     }
 };
 
 template <int NR, int NT, class Block>
-    requires is_k_quant_int8_block<Block>
+requires is_k_quant_int8_block<Block>
 inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1, float* acc,
                        std::int64_t ld, simd::prefetch_cursor pf) noexcept {
     // k_quant_range's loop, by row pairs (the last may hold one row twice) whose scales are

@@ -22,12 +22,12 @@
 // both terms are). So a range may end anywhere and starts at a multiple of 8 blocks.
 //
 // AVX-512 takes an octet of 8 blocks per step, which fills the 16 lanes: the lanes of q4_0's
-// kernel and of the activations' octet grouping (q8_act_row::qs8). AVX2 takes 4 blocks, lanes 0-7
+// kernel and of the activations' octet grouping (q8_act_row::octet_qs). AVX2 takes 4 blocks, lanes 0-7
 // or 8-15, and the portable code one block at a time.
 #pragma once
 
 #include <nexttok/kernels/detail/simd.hpp>
-#include <nexttok/kernels/legacy_quant_blocks.hpp>
+#include <nexttok/tensor/legacy_quant_blocks.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -46,7 +46,7 @@ inline float legacy_qdot_result(const float* slot) noexcept {
 // The 32-element block types whose integer kernels are in legacy_qdot_*.hpp.
 template <class Block>
 concept legacy_int8_block = std::is_same_v<Block, block_q4_1> || std::is_same_v<Block, block_q5_0> ||
-                            std::is_same_v<Block, block_q5_1> || std::is_same_v<Block, block_iq4_nl>;
+    std::is_same_v<Block, block_q5_1> || std::is_same_v<Block, block_iq4_nl>;
 
 template <class Block>
 inline constexpr bool legacy_has_min = std::is_same_v<Block, block_q4_1> || std::is_same_v<Block, block_q5_1>;
@@ -58,8 +58,10 @@ inline void legacy_levels(const Block& w, int (&v)[32]) noexcept {
     if constexpr (std::is_same_v<Block, block_q5_0> || std::is_same_v<Block, block_q5_1>) qh = load_qh(w.qh);
     unpack_levels(w.qs, qh, v);
     for (int e = 0; e < 32; ++e) {
-        if constexpr (std::is_same_v<Block, block_q5_0>) v[e] -= 16;
-        else if constexpr (std::is_same_v<Block, block_iq4_nl>) v[e] = iq4_nl_values[v[e]];
+        if constexpr (std::is_same_v<Block, block_q5_0>)
+            v[e] -= 16;
+        else if constexpr (std::is_same_v<Block, block_iq4_nl>)
+            v[e] = iq4_nl_values[v[e]];
     }
 }
 

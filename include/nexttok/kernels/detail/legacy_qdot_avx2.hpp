@@ -10,7 +10,7 @@
 
 #include <nexttok/kernels/detail/legacy_qdot.hpp>
 
-#if !defined(NEXTTOK_INT8_ZMM) && defined(__AVX2__) && defined(__FMA__)
+#if defined(NEXTTOK_KERNELS_INT8_AVX2)
 
 #include <algorithm>
 #include <cstdint>
@@ -42,14 +42,14 @@ struct legacy_acc8x2 {
 
 // 32 bits as 32 bytes: byte i is 0x10 where bit i is set (the fifth bit of a 5-bit level).
 inline __m256i legacy_fifth_bits(std::uint32_t bits) noexcept {
-    const __m256i spread = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(bits)),
-                                               _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202,
-                                                                 0x0101010101010101, 0x0000000000000000));
+    const __m256i spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(static_cast<int>(bits)),
+        _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0x0000000000000000));
     const __m256i bit = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
     return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit), _mm256_set1_epi8(0x10));
 }
 
-#if defined(__AVX512VNNI__) || defined(__AVXVNNI__)
+#if defined(NEXTTOK_KERNELS_VNNI256)
 inline constexpr bool legacy_vnni = true;
 #else
 inline constexpr bool legacy_vnni = false;
@@ -95,11 +95,14 @@ struct legacy_pair_act {
         const __m256i xa = load32(xr.qs + 32 * a), xb = load32(xr.qs + 32 * a + 32);  // zero padded past the row
         lo = _mm256_permute2x128_si256(xa, xb, 0x20);
         hi = _mm256_permute2x128_si256(xa, xb, 0x31);
-        constexpr int shift = std::is_same_v<Block, block_q5_0> ? 1 : std::is_same_v<Block, block_iq4_nl> && legacy_vnni ? 4 : 0;
-        if constexpr (shift > 0) {  // neg8: -8 sum of 4 values; a quarter is two of them
-            const __m256i na = load32(xr.neg8 + 8 * a), nb = load32(xr.neg8 + 8 * a + 8);
+        constexpr int shift = std::is_same_v<Block, block_q5_0>                    ? 1
+                              : std::is_same_v<Block, block_iq4_nl> && legacy_vnni ? 4
+                                                                                   : 0;
+        if constexpr (shift > 0) {  // minus8_sums: -8 sum of 4 values; a quarter is two of them
+            const __m256i na = load32(xr.minus8_sums + 8 * a), nb = load32(xr.minus8_sums + 8 * a + 8);
             corr = _mm256_slli_epi32(
-                _mm256_add_epi32(_mm256_permute2x128_si256(na, nb, 0x20), _mm256_permute2x128_si256(na, nb, 0x31)), shift);
+                _mm256_add_epi32(_mm256_permute2x128_si256(na, nb, 0x20), _mm256_permute2x128_si256(na, nb, 0x31)),
+                shift);
         }
     }
 };
@@ -121,7 +124,8 @@ inline __m256i legacy_pair_sums(const legacy_pair& w, const legacy_pair_act<Bloc
 // The 8 half sums of blocks b .. b + 3 (lane 2k + h: half h of block b + k) from the quarter sums
 // of pairs (b, b + 1) and (b + 2, b + 3).
 inline __m256i legacy_half_sums(__m256i p01, __m256i p23) noexcept {
-    const __m256i h01 = _mm256_add_epi32(p01, _mm256_shuffle_epi32(p01, _MM_SHUFFLE(1, 0, 3, 2)));  // lanes 0, 1 of each 128
+    const __m256i h01 =
+        _mm256_add_epi32(p01, _mm256_shuffle_epi32(p01, _MM_SHUFFLE(1, 0, 3, 2)));  // lanes 0, 1 of each 128
     const __m256i h23 = _mm256_add_epi32(p23, _mm256_shuffle_epi32(p23, _MM_SHUFFLE(1, 0, 3, 2)));
     return _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(h01, h23), _MM_SHUFFLE(3, 1, 2, 0));
 }
@@ -145,8 +149,10 @@ inline void legacy_avx2_range(const Block* const* w, const q8_act_row* const* x,
         for (int r = 0; r < NR; ++r) {
             const Block* wb = w[r] + b;
             p[r][0] = legacy_unpack_pair(wb, n > 1);
-            if (n > 2) p[r][1] = legacy_unpack_pair(wb + 2, n > 3);
-            else p[r][1] = legacy_pair{_mm256_setzero_si256(), _mm256_setzero_si256()};
+            if (n > 2)
+                p[r][1] = legacy_unpack_pair(wb + 2, n > 3);
+            else
+                p[r][1] = legacy_pair{_mm256_setzero_si256(), _mm256_setzero_si256()};
             float d[4] = {}, m[4] = {};
             for (int k = 0; k < n; ++k) {
                 d[k] = wb[k].d.to_float();
@@ -163,7 +169,7 @@ inline void legacy_avx2_range(const Block* const* w, const q8_act_row* const* x,
             const legacy_pair_act<Block> x23 = n > 2 ? legacy_pair_act<Block>(xr, b + 2) : legacy_pair_act<Block>();
             float dxk[4] = {}, dsk[4] = {};
             for (int k = 0; k < n; ++k) {
-                dxk[k] = xr.lane_d[8 * (b + k)];
+                dxk[k] = xr.lane_scales[8 * (b + k)];
                 if constexpr (legacy_has_min<Block>) dsk[k] = xr.dsum[b + k];
             }
             const __m256 dx = legacy_lane_pairs(dxk[0], dxk[1], dxk[2], dxk[3]);
@@ -180,8 +186,8 @@ inline void legacy_avx2_range(const Block* const* w, const q8_act_row* const* x,
 }
 
 template <int NR, int NT, legacy_int8_block Block>
-inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
-                       float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
+inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1, float* acc,
+                       std::int64_t ld, simd::prefetch_cursor pf) noexcept {
     legacy_avx2_range<NR, NT>(w, x, b0, b1, acc, ld, pf);
 }
 

@@ -1,4 +1,4 @@
-// The AVX-512 kernels of q4_1, q5_0, q5_1 and iq4_nl (BW, DQ, VL, VBMI, VNNI: NEXTTOK_INT8_ZMM):
+// The AVX-512 kernels of q4_1, q5_0, q5_1 and iq4_nl (BW, DQ, VL, VBMI, VNNI: NEXTTOK_KERNELS_INT8_AVX512):
 // the order of legacy_qdot.hpp an octet of 8 blocks at a time, which fills the 16 lanes.
 // Internal (legacy_qdot.hpp).
 //
@@ -7,18 +7,18 @@
 // blocks is read with masks, never past the row). As for q4_0 (quant_act.hpp), the first 8 and the
 // last 8 quant bytes of the 8 blocks are gathered into bytes 8k .. 8k + 7 (block k), each by a
 // two-source byte permutation of both windows and a blend; their low and high nibbles meet the
-// activations' octet grouping (q8_act_row::qs8), whose int32 lane l is exactly half l % 2 of
+// activations' octet grouping (q8_act_row::octet_qs), whose int32 lane l is exactly half l % 2 of
 // block l / 2. The scales (and minimums) come to their lanes by word permutations; q5_0 and q5_1
 // take the fifth bits of each part as a 64-bit mask, the part's qh byte of each of the 8 blocks,
 // added as 16 under it. Unsigned levels go into vpdpbusd: q5_0's q - 16 as q with -16 sum xq from
-// the activations' lane sums (q8_act_row::neg8_8 * 2), iq4_nl's table values plus 128 with
-// -128 sum xq (neg8_8 * 16). (Quads of 4 blocks against q8_act_row::qs4, one lane per quarter
+// the activations' lane sums (q8_act_row::octet_minus8_sums * 2), iq4_nl's table values plus 128 with
+// -128 sum xq (octet_minus8_sums * 16). (Quads of 4 blocks against q8_act_row::quad_qs, one lane per quarter
 // block, were 1.3-1.6x slower: the float work per block doubles.)
 #pragma once
 
 #include <nexttok/kernels/detail/legacy_qdot.hpp>
 
-#if defined(NEXTTOK_INT8_ZMM)
+#if defined(NEXTTOK_KERNELS_INT8_AVX512)
 
 #include <cstddef>
 #include <cstdint>
@@ -41,13 +41,11 @@ template <class Block>
 struct legacy_octet_indexes {
     static constexpr int size = static_cast<int>(sizeof(Block));
     static constexpr int b_start = 8 * size - 128;  // window B's first byte in the octet
-    byte_index first, last;  // byte 8k + j: block k's quant byte j, 8 + j
-    byte_index qh;           // byte 8m + k: block k's qh byte {0, 2, 1, 3}[m] (the fifth bits of part m)
-    byte_index scales;       // words: d of block l / 2 in word l (l < 16), m of block (l - 16) / 2 in word l
+    byte_index first, last;                         // byte 8k + j: block k's quant byte j, 8 + j
+    byte_index qh;      // byte 8m + k: block k's qh byte {0, 2, 1, 3}[m] (the fifth bits of part m)
+    byte_index scales;  // words: d of block l / 2 in word l (l < 16), m of block (l - 16) / 2 in word l
 
-    static constexpr std::uint8_t window(int k, int B) {
-        return static_cast<std::uint8_t>(k < 4 ? B : B - b_start);
-    }
+    static constexpr std::uint8_t window(int k, int B) { return static_cast<std::uint8_t>(k < 4 ? B : B - b_start); }
     static constexpr legacy_octet_indexes make() {
         legacy_octet_indexes ix{};
         int qs = 0, qh = 0, m = 0;
@@ -79,7 +77,7 @@ static_assert(offsetof(block_q4_1, qs) == 4 && offsetof(block_q5_0, qh) == 2 && 
               offsetof(block_iq4_nl, qs) == 2);
 
 // An octet of one row unpacked: the levels of parts 0-3 (elements j, 16 + j, 8 + j, 24 + j of
-// each block, as q8_act_row::qs8), the scales and minimums of its lanes.
+// each block, as q8_act_row::octet_qs), the scales and minimums of its lanes.
 struct legacy_octet_weights {
     __m512i q[4];
     __m512 d, m;
@@ -92,7 +90,8 @@ inline legacy_octet_weights legacy_unpack_octet(__m512i a0, __m512i a1, __m512i 
     constexpr __mmask64 blocks_4_7 = 0xFFFFFFFF00000000ull;
     auto gather = [&](const byte_index& index) {
         const __m512i i = load_index(index);
-        return _mm512_mask_blend_epi8(blocks_4_7, _mm512_permutex2var_epi8(a0, i, a1), _mm512_permutex2var_epi8(b0, i, b1));
+        return _mm512_mask_blend_epi8(blocks_4_7, _mm512_permutex2var_epi8(a0, i, a1),
+                                      _mm512_permutex2var_epi8(b0, i, b1));
     };
     legacy_octet_weights w;
     const __m512i first = gather(ix.first), last = gather(ix.last);
@@ -104,14 +103,13 @@ inline legacy_octet_weights legacy_unpack_octet(__m512i a0, __m512i a1, __m512i 
     if constexpr (legacy_has_qh<Block>) {
         // Part m's mask: byte k = block k's qh byte {0, 2, 1, 3}[m], bit j = element j of the part.
         const __m512i i = load_index(ix.qh);
-        const __m256i all = _mm512_castsi512_si256(
-            _mm512_mask_blend_epi8(0xF0F0F0F0ull, _mm512_permutex2var_epi8(a0, i, a1), _mm512_permutex2var_epi8(b0, i, b1)));
+        const __m256i all = _mm512_castsi512_si256(_mm512_mask_blend_epi8(
+            0xF0F0F0F0ull, _mm512_permutex2var_epi8(a0, i, a1), _mm512_permutex2var_epi8(b0, i, b1)));
         const __m512i sixteen = _mm512_set1_epi8(16);
         const __m128i lo = _mm256_castsi256_si128(all), hi = _mm256_extracti128_si256(all, 1);
-        const std::uint64_t mk[4] = {static_cast<std::uint64_t>(_mm_cvtsi128_si64(lo)),
-                                     static_cast<std::uint64_t>(_mm_extract_epi64(lo, 1)),
-                                     static_cast<std::uint64_t>(_mm_cvtsi128_si64(hi)),
-                                     static_cast<std::uint64_t>(_mm_extract_epi64(hi, 1))};
+        const std::uint64_t mk[4] = {
+            static_cast<std::uint64_t>(_mm_cvtsi128_si64(lo)), static_cast<std::uint64_t>(_mm_extract_epi64(lo, 1)),
+            static_cast<std::uint64_t>(_mm_cvtsi128_si64(hi)), static_cast<std::uint64_t>(_mm_extract_epi64(hi, 1))};
         for (int p = 0; p < 4; ++p) w.q[p] = _mm512_mask_add_epi8(w.q[p], _cvtu64_mask64(mk[p]), w.q[p], sixteen);
     }
     if constexpr (std::is_same_v<Block, block_iq4_nl>) {
@@ -141,16 +139,19 @@ inline void legacy_avx512_range(const Block* const* w, const q8_act_row* const* 
         NEXTTOK_UNROLL
         for (int t = 0; t < NT; ++t) {
             const q8_act_row& xr = *x[t];
-            const std::int8_t* xq = xr.qs8 + 32 * b;
+            const std::int8_t* xq = xr.octet_qs + 32 * b;
             __m512i sum = _mm512_setzero_si512();
-            if constexpr (std::is_same_v<Block, block_q5_0>) sum = _mm512_slli_epi32(_mm512_load_si512(xr.neg8_8 + 2 * b), 1);
-            if constexpr (std::is_same_v<Block, block_iq4_nl>) sum = _mm512_slli_epi32(_mm512_load_si512(xr.neg8_8 + 2 * b), 4);
+            if constexpr (std::is_same_v<Block, block_q5_0>)
+                sum = _mm512_slli_epi32(_mm512_load_si512(xr.octet_minus8_sums + 2 * b), 1);
+            if constexpr (std::is_same_v<Block, block_iq4_nl>)
+                sum = _mm512_slli_epi32(_mm512_load_si512(xr.octet_minus8_sums + 2 * b), 4);
             for (int p = 0; p < 4; ++p) sum = _mm512_dpbusd_epi32(sum, q.q[p], _mm512_load_si512(xq + 64 * p));
-            const __m512 scale = _mm512_mul_ps(q.d, _mm512_load_ps(xr.lane_d8 + 2 * b));
+            const __m512 scale = _mm512_mul_ps(q.d, _mm512_load_ps(xr.octet_lane_scales + 2 * b));
             __m512& v = a.v[r][t];
             v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, v);
             if constexpr (legacy_has_min<Block>) {
-                const __m512 dsum = _mm512_permutexvar_ps(block_lanes, _mm512_castps256_ps512(_mm256_loadu_ps(xr.dsum + b)));
+                const __m512 dsum =
+                    _mm512_permutexvar_ps(block_lanes, _mm512_castps256_ps512(_mm256_loadu_ps(xr.dsum + b)));
                 v = _mm512_mask3_fmadd_ps(q.m, dsum, v, 0x5555);
             }
         }
@@ -179,8 +180,8 @@ inline void legacy_avx512_range(const Block* const* w, const q8_act_row* const* 
 }
 
 template <int NR, int NT, legacy_int8_block Block>
-inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
-                       float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
+inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1, float* acc,
+                       std::int64_t ld, simd::prefetch_cursor pf) noexcept {
     legacy_avx512_range<NR, NT>(w, x, b0, b1, acc, ld, pf);
 }
 

@@ -4,7 +4,7 @@
 
 #include <nexttok/kernels/detail/legacy_qdot.hpp>
 
-#if !defined(NEXTTOK_INT8_ZMM) && !(defined(__AVX2__) && defined(__FMA__))
+#if !defined(NEXTTOK_KERNELS_INT8_AVX512) && !defined(NEXTTOK_KERNELS_INT8_AVX2)
 
 #include <cstdint>
 
@@ -25,14 +25,14 @@ inline void legacy_portable_range(const Block* const* w, const q8_act_row* const
                 const std::int8_t* xq = xr.qs + 32 * b;
                 std::int32_t s[2] = {0, 0};
                 for (int j = 0; j < 16; ++j) s[j / 4 % 2] += v[j] * xq[j] + v[j + 16] * xq[j + 16];
-                legacy_step(wb, b, s, xr.lane_d[8 * b], xr.dsum[b], acc + r * ld + t * simd::acc_slot);
+                legacy_step(wb, b, s, xr.lane_scales[8 * b], xr.dsum[b], acc + r * ld + t * simd::acc_slot);
             }
         }
 }
 
 template <int NR, int NT, legacy_int8_block Block>
-inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
-                       float* acc, std::int64_t ld, simd::prefetch_cursor) noexcept {
+inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1, float* acc,
+                       std::int64_t ld, simd::prefetch_cursor) noexcept {
     legacy_portable_range<NR, NT>(w, x, b0, b1, acc, ld);
 }
 

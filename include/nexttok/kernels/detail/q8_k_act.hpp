@@ -1,14 +1,14 @@
 // The per-256 quantization of an activation row (llama.cpp's q8_K: one scale per 256 elements, with
 // sums of each 16), which ggml pairs with its 256-element weight types. q8_activations
-// (quant_act.hpp) stores it in q8_act_row::qs_k, d_k, bsum_k and bsum16_k; this file holds the
+// (quant_act.hpp) stores it in q8_act_row::q8k_qs, q8k_scales, q8k_block_sums and q8k_sums16; this file holds the
 // scalar pieces that every instruction set shares, so that the values are bitwise the same
 // whichever kernels a program is built with (the AVX-512 quantization of the same values lives in
 // quant_act.hpp, detail::quantize_q8_k).
 //
-// Layout of 256 elements (one block b): d_k[b] = amax / 127; qs_k[256 b + 32 q8_k_order[j] + l] =
+// Layout of 256 elements (one block b): q8k_scales[b] = amax / 127; q8k_qs[256 b + 32 q8_k_order[j] + l] =
 // round-to-nearest-even(x[32 j + l] * (127 / amax)) for j < 8, l < 32 (the blocks of 32 in the order
 // 0, 2, 1, 3, 4, 6, 5, 7: q4_k's low and high nibbles meet consecutive 32-byte stretches);
-// bsum_k[8 b + j] = the sum of element block j's values; bsum16_k[16 b + i] = the sum of elements
+// q8k_block_sums[8 b + j] = the sum of element block j's values; q8k_sums16[16 b + i] = the sum of elements
 // 16 i .. 16 i + 15 (element order).
 // Also here, because quant_act.hpp needs it before the kernels: the reduction that finishes the
 // 16 accumulator lanes of the q2_k, q3_k and iq4_xs kernels (k_quant_qdot.hpp).
@@ -22,7 +22,7 @@
 
 namespace nexttok::detail {
 
-// Where element block j (32 elements) of 256 sits in qs_k: its own inverse.
+// Where element block j (32 elements) of 256 sits in q8k_qs: its own inverse.
 inline constexpr int q8_k_order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
 
 // v rounded to the nearest integer (ties to even, the default rounding mode, as cvtps2dq) as int8,
@@ -56,7 +56,7 @@ inline void quantize_q8_k_scalar(const X* x, std::int8_t* qs, float* d, std::int
     }
 }
 
-// bsum16[0, 16) = the sums of each 16 elements (element order) of one block's qs_k.
+// bsum16[0, 16) = the sums of each 16 elements (element order) of one block's q8k_qs.
 inline void q8_k_bsum16(const std::int8_t* qs, std::int16_t* bsum16) noexcept {
     for (int i = 0; i < 16; ++i) {
         const std::int8_t* q = qs + 32 * q8_k_order[i / 2] + 16 * (i % 2);

@@ -1,5 +1,5 @@
-// The SIMD backend, chosen at compile time: AVX-512 (F), AVX2 + FMA + F16C, or portable scalar
-// code. Loads convert float, Eigen::half and Eigen::bfloat16 to float lanes; all arithmetic is in
+// The SIMD backend of the float kernels, chosen at compile time (detail/isa.hpp): AVX-512 (F),
+// AVX2 + FMA + F16C, or portable scalar code. Loads convert float, Eigen::half and Eigen::bfloat16 to float lanes; all arithmetic is in
 // float. Integer lanes (ivec: `width` int32 lanes) exist only to unpack quantized weights: load
 // `width` bytes, extract bit fields, convert to float. Internal: kernels use it, nothing else should.
 #pragma once
@@ -11,9 +11,7 @@
 #include <cmath>
 #include <cstring>
 
-#if defined(__AVX512F__) || defined(__F16C__)
-#include <immintrin.h>
-#endif
+#include <nexttok/detail/isa.hpp>
 
 // Fully unrolls the loop that follows (over a tile's rows or tokens), so that its accumulators
 // stay in registers: GCC keeps a long loop body rolled and spills them to the stack otherwise.
@@ -28,16 +26,6 @@ namespace nexttok::detail::simd {
 template <class T>
 inline float to_float(T v) noexcept {
     return static_cast<float>(v);
-}
-
-// IEEE binary16 bits to float (exact): one instruction with F16C, which Eigen's scalar
-// conversion does not use with every GCC configuration.
-inline float half_bits_to_float(std::uint16_t bits) noexcept {
-#if defined(__F16C__)
-    return _cvtsh_ss(bits);
-#else
-    return static_cast<float>(Eigen::half(Eigen::half_impl::raw_uint16_to_half(bits)));
-#endif
 }
 
 // Floats that hold the accumulators of one output between column ranges (dot_block_range):
@@ -72,7 +60,8 @@ struct prefetch_cursor {
     prefetch_cursor() = default;
     // The lines of [begin, end): begin is taken down to the start of its line.
     prefetch_cursor(const char* begin, const char* end_) noexcept
-        : next(reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(begin) & ~std::uintptr_t{63})), end(end_) {}
+            : next(reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(begin) & ~std::uintptr_t{63})),
+              end(end_) {}
 
     void advance(std::size_t bytes) noexcept {
         if (next >= end) return;
@@ -82,7 +71,7 @@ struct prefetch_cursor {
     }
 };
 
-#if defined(__AVX512F__)
+#if defined(NEXTTOK_KERNELS_AVX512)
 
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which -Wuninitialized reports
 // wherever they are inlined (GCC bug 105593, fixed in GCC 13): silenced for these wrappers only.
@@ -93,7 +82,7 @@ struct prefetch_cursor {
 #endif
 
 inline constexpr const char* backend_name = "avx512";
-inline constexpr int width = 16;        // float lanes per register
+inline constexpr int width = 16;  // float lanes per register
 // One 16-lane accumulator per dot product: latency is hidden by computing several outputs at once
 // (dot_block), not by splitting one sum, so the order of a sum is the same in every tile shape.
 inline constexpr int accumulators = 1;
@@ -109,9 +98,9 @@ inline vec load(const Eigen::half* p) noexcept {
 // one instruction more per 16 weights: 1.1B-shaped bf16 decode products, 2 threads, median ratio
 // 0.989-0.996 in five runs of both codes in one process, token by token in turn).
 inline vec load(const Eigen::bfloat16* p) noexcept {
-#if defined(__AVX512BW__)
-    const __m512i odd_words = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0,
-                                               3, 0, 2, 0, 1, 0, 0, 0);
+#if defined(NEXTTOK_KERNELS_AVX512BW)
+    const __m512i odd_words = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0,
+                                               4, 0, 3, 0, 2, 0, 1, 0, 0, 0);
     const __m512i v = _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
     return _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xaaaaaaaau, odd_words, v));
 #else
@@ -131,7 +120,8 @@ inline vec reduce16(const vec (&v)[16]) noexcept {
     for (int i = 0; i < 8; ++i)  // lanes 0-7: v[i]'s 8 sums, lanes 8-15: v[i + 8]'s
         l1[i] = _mm512_add_ps(_mm512_shuffle_f32x4(v[i], v[i + 8], 0xEE), _mm512_shuffle_f32x4(v[i], v[i + 8], 0x44));
     for (int i = 0; i < 4; ++i)  // quarters: 4 sums of items i, i + 8, i + 4, i + 12
-        l2[i] = _mm512_add_ps(_mm512_shuffle_f32x4(l1[i], l1[i + 4], 0xDD), _mm512_shuffle_f32x4(l1[i], l1[i + 4], 0x88));
+        l2[i] =
+            _mm512_add_ps(_mm512_shuffle_f32x4(l1[i], l1[i + 4], 0xDD), _mm512_shuffle_f32x4(l1[i], l1[i + 4], 0x88));
     for (int i = 0; i < 2; ++i)  // quarters: 2 sums of an item of l2[i], 2 of the same quarter's in l2[i + 2]
         l3[i] = _mm512_add_ps(_mm512_shuffle_ps(l2[i], l2[i + 2], _MM_SHUFFLE(3, 2, 3, 2)),
                               _mm512_shuffle_ps(l2[i], l2[i + 2], _MM_SHUFFLE(1, 0, 1, 0)));
@@ -149,7 +139,9 @@ inline vec div(vec a, vec b) noexcept { return _mm512_div_ps(a, b); }
 inline vec clamp_exp_argument(vec x) noexcept {
     return _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));
 }
-inline vec round_nearest(vec x) noexcept { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+inline vec round_nearest(vec x) noexcept {
+    return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
 inline vec times_pow2(vec p, vec n) noexcept { return _mm512_scalef_ps(p, n); }
 
 using ivec = __m512i;
@@ -171,7 +163,7 @@ inline vec to_vec(ivec a) noexcept { return _mm512_cvtepi32_ps(a); }
 #pragma GCC diagnostic pop
 #endif
 
-#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#elif defined(NEXTTOK_KERNELS_AVX2)
 
 inline constexpr const char* backend_name = "avx2";
 inline constexpr int width = 8;
@@ -258,13 +250,15 @@ inline ivec load_i8(const std::int8_t* p) noexcept { return *p; }
 inline ivec and_i(ivec a, int mask) noexcept { return a & mask; }
 inline ivec or_i(ivec a, ivec b) noexcept { return a | b; }
 inline ivec add_i(ivec a, int b) noexcept { return a + b; }
-inline ivec shift_right_i(ivec a, int bits) noexcept { return static_cast<ivec>(static_cast<std::uint32_t>(a) >> bits); }
+inline ivec shift_right_i(ivec a, int bits) noexcept {
+    return static_cast<ivec>(static_cast<std::uint32_t>(a) >> bits);
+}
 inline ivec shift_left_i(ivec a, int bits) noexcept { return static_cast<ivec>(static_cast<std::uint32_t>(a) << bits); }
 inline vec to_vec(ivec a) noexcept { return static_cast<float>(a); }
 
 #endif
 
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__) && defined(__F16C__))
+#if defined(NEXTTOK_KERNELS_AVX512) || defined(NEXTTOK_KERNELS_AVX2)
 // e^x within 2 ulp: x = n ln 2 + r (|r| <= ln 2 / 2, ln 2 in two parts so that r is exact), e^r
 // by a degree-7 polynomial, times 2^n.
 inline vec exp(vec x) noexcept {

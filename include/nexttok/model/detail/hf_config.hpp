@@ -26,7 +26,8 @@ inline nlohmann::json read_json_object(const std::filesystem::path& path) {
     if (!in) throw io_error(path.string() + ": cannot open");
     const std::string text((std::istreambuf_iterator<char>(in)), {});
     const nlohmann::json j = parse_json_text(text, path.filename().string());
-    if (!j.is_object()) throw format_error(path.filename().string() + ": expected a JSON object, found " + std::string(j.type_name()));
+    if (!j.is_object())
+        throw format_error(path.filename().string() + ": expected a JSON object, found " + std::string(j.type_name()));
     return j;
 }
 
@@ -39,7 +40,8 @@ inline nlohmann::json read_json_object(const std::filesystem::path& path) {
 // rope_scaling's own, as llama.cpp's converter takes it. Other types (dynamic, longrope, ...) and
 // YaRN variants (DeepSeek's mscale, truncate: false) are refused by name. Needs c's rope_dim,
 // rope_theta and max_seq_len.
-inline rope_scaling_config read_hf_rope_scaling(const nlohmann::json& r, const model_config& c, const std::string& file) {
+inline rope_scaling_config read_hf_rope_scaling(const nlohmann::json& r, const model_config& c,
+                                                const std::string& file) {
     const std::string where = file + ": key 'rope_scaling'";
     if (!r.is_object()) throw format_error(where + ": expected an object, found " + std::string(r.type_name()));
     const char* type_key = r.contains("rope_type") ? "rope_type" : "type";
@@ -48,7 +50,8 @@ inline rope_scaling_config read_hf_rope_scaling(const nlohmann::json& r, const m
     const std::string type = r[type_key].get<std::string>();
     auto number = [&](const char* key, std::optional<double> fallback) {
         if (!r.contains(key) || r[key].is_null()) {
-            if (!fallback) throw format_error(where + ": key '" + key + "' is missing (RoPE scaling '" + type + "' needs it)");
+            if (!fallback)
+                throw format_error(where + ": key '" + key + "' is missing (RoPE scaling '" + type + "' needs it)");
             return *fallback;
         }
         if (!r[key].is_number()) throw format_error(where + ": key '" + key + "': expected a number");
@@ -73,8 +76,8 @@ inline rope_scaling_config read_hf_rope_scaling(const nlohmann::json& r, const m
         s.original_max_seq_len = original(8192);
         if (!(s.factor > 0.0f) || !(s.low_freq_factor > 0.0f) || !(s.high_freq_factor > s.low_freq_factor))
             throw format_error(where + ": llama3 needs factor > 0 and high_freq_factor > low_freq_factor > 0");
-        s.freq_factors = llama3_frequency_factors(c.rope_dim, c.rope_theta, s.factor, s.low_freq_factor, s.high_freq_factor,
-                                                  s.original_max_seq_len);
+        s.freq_factors = llama3_frequency_factors(c.rope_dim, c.rope_theta, s.factor, s.low_freq_factor,
+                                                  s.high_freq_factor, s.original_max_seq_len);
     } else if (type == "yarn") {
         s.type = rope_scaling_type::yarn;
         s.factor = static_cast<float>(number("factor", std::nullopt));
@@ -82,14 +85,17 @@ inline rope_scaling_config read_hf_rope_scaling(const nlohmann::json& r, const m
         s.beta_fast = static_cast<float>(number("beta_fast", 32.0));
         s.beta_slow = static_cast<float>(number("beta_slow", 1.0));
         if (r.contains("attention_factor") && !r["attention_factor"].is_null())
-            s.attn_factor = static_cast<float>(number("attention_factor", std::nullopt) / (1.0 + 0.1 * std::log(static_cast<double>(s.factor))));
+            s.attn_factor = static_cast<float>(number("attention_factor", std::nullopt) /
+                                               (1.0 + 0.1 * std::log(static_cast<double>(s.factor))));
         for (const char* key : {"mscale", "mscale_all_dim"})
             if (r.contains(key) && !r[key].is_null())
                 throw unsupported_error(where + ": key '" + key + "': DeepSeek's YaRN magnitude is not supported");
         if (r.contains("truncate") && r["truncate"] == false)
-            throw unsupported_error(where + ": key 'truncate' = false: YaRN without truncated correction dims is not supported");
+            throw unsupported_error(
+                where + ": key 'truncate' = false: YaRN without truncated correction dims is not supported");
     } else {
-        throw unsupported_error(where + ": RoPE scaling '" + quote_text(type) + "' is not supported (expected default, linear, llama3 or yarn)");
+        throw unsupported_error(where + ": RoPE scaling '" + quote_text(type) +
+                                "' is not supported (expected default, linear, llama3 or yarn)");
     }
     return s;
 }
@@ -123,7 +129,8 @@ inline hf_model_config read_hf_config(const std::filesystem::path& dir) {
         return j[key].get<double>();
     };
     std::string arch;
-    if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() && j["architectures"][0].is_string())
+    if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
+        j["architectures"][0].is_string())
         arch = j["architectures"][0].get<std::string>();
     else
         throw format_error(file + ": key 'architectures': expected a list naming the model class");
@@ -157,7 +164,9 @@ inline hf_model_config read_hf_config(const std::filesystem::path& dir) {
         c.tied_output = bool_or("tie_word_embeddings", false);  // LlamaConfig's and Qwen2Config's default
         h.prefixes = {"model."};
     } else {
-        throw unsupported_error(file + ": architecture '" + quote_text(arch) + "' is not supported (expected LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM or GPT2LMHeadModel)");
+        throw unsupported_error(
+            file + ": architecture '" + quote_text(arch) +
+            "' is not supported (expected LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM or GPT2LMHeadModel)");
     }
     c.vocab_size = integer("vocab_size");
     if (c.n_heads == 0) throw format_error(file + ": the number of attention heads is 0");

@@ -2,8 +2,8 @@
 #pragma once
 
 #include <nexttok/error.hpp>
-#include <nexttok/io/tensor_view.hpp>
-#include <nexttok/kernels/weight_types.hpp>
+#include <nexttok/tensor/tensor_view.hpp>
+#include <nexttok/tensor/weight_types.hpp>
 
 #include <cstdint>
 #include <string>
@@ -26,8 +26,8 @@ inline void check_weight(const std::string& file, const tensor_view& t, std::int
                            : (t.n_dims == 2 && t.ne[0] == static_cast<std::uint64_t>(cols) &&
                               t.ne[1] == static_cast<std::uint64_t>(rows));
     if (!ok) {
-        const std::string expected = vector ? "[" + std::to_string(cols) + "]"
-                                            : "[" + std::to_string(cols) + ", " + std::to_string(rows) + "]";
+        const std::string expected =
+            vector ? "[" + std::to_string(cols) + "]" : "[" + std::to_string(cols) + ", " + std::to_string(rows) + "]";
         throw format_error(tensor_place(file, t) + ": shape " + t.shape_string() +
                            " does not match the hyper-parameters (expected " + expected + ")");
     }

@@ -16,7 +16,8 @@ inline float kth_largest_logit(const candidates& c, std::size_t k, std::vector<f
     if (c.sorted) return c.logits[k - 1];
     if (k == 1) return c.max_logit();
     scratch.assign(c.logits.begin(), c.logits.end());
-    std::nth_element(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k - 1), scratch.end(), std::greater<>());
+    std::nth_element(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k - 1), scratch.end(),
+                     std::greater<>());
     return scratch[k - 1];
 }
 

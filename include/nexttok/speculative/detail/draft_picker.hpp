@@ -32,8 +32,11 @@ template <distribution_sampler Sampler>
 class draft_picker {
 public:
     draft_picker(std::int64_t vocab_size, std::int64_t max_tokens, bool greedy_draft, std::uint64_t seed)
-        : vocab_size_(static_cast<std::size_t>(vocab_size)), max_tokens_(max_tokens),
-          q_(static_cast<std::size_t>(max_tokens) * static_cast<std::size_t>(vocab_size)), greedy_(greedy_draft), rng_(seed) {}
+            : vocab_size_(static_cast<std::size_t>(vocab_size)),
+              max_tokens_(max_tokens),
+              q_(static_cast<std::size_t>(max_tokens) * static_cast<std::size_t>(vocab_size)),
+              greedy_(greedy_draft),
+              rng_(seed) {}
 
     // A new round: drafts continue from the state of `target` (referenced until the next round).
     void begin_round(const Sampler& target) noexcept {
@@ -45,17 +48,21 @@ public:
     // proposes more than it was asked for).
     token_id operator()(std::span<const float> logits) {
         if (n_picked_ >= max_tokens_)
-            throw invalid_argument_error("draft_picker: the drafter picked more than the " + std::to_string(max_tokens_) + " tokens it was asked for");
+            throw invalid_argument_error("draft_picker: the drafter picked more than the " +
+                                         std::to_string(max_tokens_) + " tokens it was asked for");
         if (n_picked_ == 0) {
-            if (copy_) *copy_ = *target_;
-            else copy_.emplace(*target_);
+            if (copy_)
+                *copy_ = *target_;
+            else
+                copy_.emplace(*target_);
         }
         const token_distribution q = copy_->distribution(logits);
         const std::size_t pos = q.size() == 1 ? 0 : greedy_ ? most_likely_(q) : draw_weighted(q.probs, rng_);
         const token_id t = q.ids[pos];
         float* row = q_.data() + static_cast<std::size_t>(n_picked_) * vocab_size_;
         std::fill(row, row + vocab_size_, 0.0f);
-        if (greedy_ || q.size() == 1) row[static_cast<std::size_t>(t)] = 1.0f;
+        if (greedy_ || q.size() == 1)
+            row[static_cast<std::size_t>(t)] = 1.0f;
         else
             for (std::size_t i = 0; i < q.size(); ++i) row[static_cast<std::size_t>(q.ids[i])] = q.probs[i];
         copy_->choose(t);
@@ -80,11 +87,11 @@ private:
 
     std::size_t vocab_size_;
     std::int64_t max_tokens_;
-    std::vector<float> q_;          // (max_tokens, vocab_size): row i is the i-th pick's q
+    std::vector<float> q_;  // (max_tokens, vocab_size): row i is the i-th pick's q
     bool greedy_;
     xoshiro256ss rng_;
     const Sampler* target_ = nullptr;  // non-owning
-    std::optional<Sampler> copy_;   // the draft's sampler state during a round
+    std::optional<Sampler> copy_;      // the draft's sampler state during a round
     std::int64_t n_picked_ = 0;
 };
 

@@ -52,7 +52,7 @@ inline std::size_t draw_weighted(std::span<const float> w, xoshiro256ss& rng) no
 class rejection_sampler {
 public:
     rejection_sampler(std::int64_t vocab_size, std::uint64_t seed)
-        : p_(static_cast<std::size_t>(vocab_size)), residual_(static_cast<std::size_t>(vocab_size)), rng_(seed) {}
+            : p_(static_cast<std::size_t>(vocab_size)), residual_(static_cast<std::size_t>(vocab_size)), rng_(seed) {}
 
     // Verifies draft token x against the target's p. q: the draft's distribution as a dense row
     // (vocab_size), or empty for a deterministic drafter (q one-hot on x). Sets `accepted` and returns

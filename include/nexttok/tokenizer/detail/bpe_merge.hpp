@@ -44,7 +44,8 @@ public:
         map_.reserve(merges.size());
         for (std::size_t i = 0; i < merges.size(); ++i)
             if (merges[i].left != no_token && merges[i].right != no_token)
-                map_.try_emplace(key(merges[i].left, merges[i].right), entry{static_cast<std::int32_t>(i), merges[i].result});
+                map_.try_emplace(key(merges[i].left, merges[i].right),
+                                 entry{static_cast<std::int32_t>(i), merges[i].result});
     }
 
     const entry* find(token_id left, token_id right) const {

@@ -33,7 +33,8 @@ public:
 
     // path and expected may hold text from the file (a token as a key): both are quoted short.
     [[noreturn]] void fail(std::string_view path, const std::string& expected) const {
-        throw format_error(file_ + ": '" + quote_text(path, 2 * max_quote_bytes) + "': expected " + quote_text(expected, 3 * max_quote_bytes));
+        throw format_error(file_ + ": '" + quote_text(path, 2 * max_quote_bytes) + "': expected " +
+                           quote_text(expected, 3 * max_quote_bytes));
     }
     [[noreturn]] void wrong_type(std::string_view path, const nlohmann::json& v, std::string_view expected) const {
         fail(path, std::string(expected) + ", found " + v.type_name());
@@ -69,7 +70,8 @@ public:
     // A non-negative integer that fits token_id.
     std::int32_t id(const nlohmann::json& v, std::string_view path) const {
         if (!v.is_number_integer()) wrong_type(path, v, "a token id (an integer)");
-        if (v.is_number_unsigned() ? v.get<std::uint64_t>() > INT32_MAX : v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > INT32_MAX)
+        if (v.is_number_unsigned() ? v.get<std::uint64_t>() > INT32_MAX
+                                   : v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > INT32_MAX)
             fail(path, "a token id in 0..2^31-1, found " + quote_json(v));
         return static_cast<std::int32_t>(v.get<std::int64_t>());
     }

@@ -25,8 +25,8 @@ inline std::optional<std::pair<std::string_view, std::string_view>> split_merge_
 
 // The rule that merges `left` and `right`; nullopt with `problem` set when a part or the result is
 // not a token of vocab.
-inline std::optional<bpe_merge> resolve_bpe_merge(const vocabulary& vocab, std::string_view left, std::string_view right,
-                                                  std::string& problem) {
+inline std::optional<bpe_merge> resolve_bpe_merge(const vocabulary& vocab, std::string_view left,
+                                                  std::string_view right, std::string& problem) {
     const auto quoted = [](std::string_view s) {
         std::string q(1, '\'');
         q.append(s).push_back('\'');

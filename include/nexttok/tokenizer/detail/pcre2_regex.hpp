@@ -92,8 +92,8 @@ public:
 
 private:
     int match(std::string_view subject, std::size_t start, match_data& md, std::uint32_t options) const {
-        return pcre2_match_8(code_.get(), reinterpret_cast<PCRE2_SPTR8>(subject.data()), subject.size(), start,
-                             options, md.get(), nullptr);
+        return pcre2_match_8(code_.get(), reinterpret_cast<PCRE2_SPTR8>(subject.data()), subject.size(), start, options,
+                             md.get(), nullptr);
     }
 
     std::string pattern_;

@@ -72,10 +72,8 @@ inline constexpr std::string_view deepseek_llm[] = {
 };
 
 inline constexpr std::string_view deepseek_coder[] = {
-    R"re([\r\n])re",
-    R"re(\s?\p{L}+)re",
-    R"re(\s?\p{P}+)re",
-    R"re([\x{4E00}-\x{9FA5}\x{800}-\x{4E00}\x{AC00}-\x{D7FF}]+)re",
+    R"re([\r\n])re",    R"re(\s?\p{L}+)re",
+    R"re(\s?\p{P}+)re", R"re([\x{4E00}-\x{9FA5}\x{800}-\x{4E00}\x{AC00}-\x{D7FF}]+)re",
     R"re(\p{N})re",
 };
 
@@ -125,12 +123,9 @@ inline constexpr std::string_view tekken[] = {
 // Chameleon: sentinel and image tokens, tabs/newlines and 4- or 2-space runs, single digits,
 // single punctuation marks, then GPT-2.
 inline constexpr std::string_view chameleon[] = {
-    R"re(<sentinel:[0-9]+>)re",
-    R"re((IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z)re",
-    R"re(([\t\n]|    |  ))re",
-    R"re(\p{N})re",
-    R"re([\p{P}!-/:-@\[-`{-~])re",
-    gpt2,
+    R"re(<sentinel:[0-9]+>)re",    R"re((IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z)re",
+    R"re(([\t\n]|    |  ))re",     R"re(\p{N})re",
+    R"re([\p{P}!-/:-@\[-`{-~])re", gpt2,
 };
 
 // Tiny Aya, Cohere 2 MoE: digit runs in threes from the right, then GPT-4o.

@@ -34,7 +34,7 @@ class protobuf_reader {
 public:
     // A reader over a whole file.
     protobuf_reader(std::span<const std::byte> file, std::string file_name)
-        : file_(file), name_(std::move(file_name)), pos_(0), end_(file.size()) {}
+            : file_(file), name_(std::move(file_name)), pos_(0), end_(file.size()) {}
 
     bool done() const noexcept { return pos_ >= end_; }
     std::size_t offset() const noexcept { return pos_; }
@@ -51,10 +51,12 @@ public:
         const std::uint64_t tag = read_varint(what);
         const std::uint64_t number = tag >> 3;
         const auto type = static_cast<std::uint8_t>(tag & 7);
-        if (number == 0 || number > 0x1FFFFFFF) fail_at(f.offset, what, "field number " + std::to_string(number) + " is invalid");
+        if (number == 0 || number > 0x1FFFFFFF)
+            fail_at(f.offset, what, "field number " + std::to_string(number) + " is invalid");
         if (type != 0 && type != 1 && type != 2 && type != 5)
-            fail_at(f.offset, what, "field " + std::to_string(number) + " has wire type " + std::to_string(type) +
-                                        (type == 3 || type == 4 ? " (groups are not supported)" : " (not a protobuf wire type)"));
+            fail_at(f.offset, what,
+                    "field " + std::to_string(number) + " has wire type " + std::to_string(type) +
+                        (type == 3 || type == 4 ? " (groups are not supported)" : " (not a protobuf wire type)"));
         f.number = static_cast<std::uint32_t>(number);
         f.type = static_cast<wire_type>(type);
         return f;
@@ -91,8 +93,9 @@ public:
         const std::size_t start = pos_;
         const std::uint64_t n = read_varint(what);
         if (n > end_ - pos_)
-            fail_at(start, what, "length " + std::to_string(n) + " runs past the end of its message (" +
-                                     std::to_string(end_ - pos_) + " bytes left; truncated?)");
+            fail_at(start, what,
+                    "length " + std::to_string(n) + " runs past the end of its message (" +
+                        std::to_string(end_ - pos_) + " bytes left; truncated?)");
         return take(static_cast<std::size_t>(n), what);
     }
     std::string_view read_string(std::string_view what) {
@@ -109,29 +112,38 @@ public:
     // Skips the value of a field whose tag was just read.
     void skip(const protobuf_field& f, std::string_view what) {
         switch (f.type) {
-            case wire_type::varint: (void)read_varint(what); break;
-            case wire_type::fixed64: (void)take(8, what); break;
-            case wire_type::length_delimited: (void)read_bytes(what); break;
-            case wire_type::fixed32: (void)take(4, what); break;
+            case wire_type::varint:
+                (void)read_varint(what);
+                break;
+            case wire_type::fixed64:
+                (void)take(8, what);
+                break;
+            case wire_type::length_delimited:
+                (void)read_bytes(what);
+                break;
+            case wire_type::fixed32:
+                (void)take(4, what);
+                break;
         }
     }
 
     // format_error unless the field has wire type `expected` (a file that disagrees with the schema).
     void expect(const protobuf_field& f, wire_type expected, std::string_view what) const {
         if (f.type != expected)
-            fail_at(f.offset, what, "field " + std::to_string(f.number) + " has wire type " +
-                                        std::to_string(static_cast<int>(f.type)) + ", expected " +
-                                        std::to_string(static_cast<int>(expected)));
+            fail_at(f.offset, what,
+                    "field " + std::to_string(f.number) + " has wire type " + std::to_string(static_cast<int>(f.type)) +
+                        ", expected " + std::to_string(static_cast<int>(expected)));
     }
 
 private:
     protobuf_reader(std::span<const std::byte> file, std::string name, std::size_t begin, std::size_t end)
-        : file_(file), name_(std::move(name)), pos_(begin), end_(end) {}
+            : file_(file), name_(std::move(name)), pos_(begin), end_(end) {}
 
     std::span<const std::byte> take(std::size_t n, std::string_view what) {
         if (n > end_ - pos_)
-            fail_at(pos_, what, "needs " + std::to_string(n) + " bytes but only " + std::to_string(end_ - pos_) +
-                                    " remain in its message (truncated?)");
+            fail_at(pos_, what,
+                    "needs " + std::to_string(n) + " bytes but only " + std::to_string(end_ - pos_) +
+                        " remain in its message (truncated?)");
         const auto s = file_.subspan(pos_, n);
         pos_ += n;
         return s;

@@ -21,7 +21,8 @@ struct text_fragment {
     token_id id = no_token;  // no_token: raw text
 };
 
-inline std::vector<text_fragment> partition_special(const vocabulary& vocab, std::string_view text, bool parse_special) {
+inline std::vector<text_fragment> partition_special(const vocabulary& vocab, std::string_view text,
+                                                    bool parse_special) {
     std::vector<text_fragment> fragments{{0, text.size(), no_token}};
     std::vector<text_fragment> next;
     for (const token_id special : vocab.special_texts()) {

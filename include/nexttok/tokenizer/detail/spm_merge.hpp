@@ -13,8 +13,8 @@
 // in the token loop.
 #pragma once
 
+#include <nexttok/detail/utf8.hpp>
 #include <nexttok/error.hpp>
-#include <nexttok/tokenizer/detail/utf8.hpp>
 #include <nexttok/tokenizer/vocabulary.hpp>
 #include <nexttok/types.hpp>
 
@@ -121,7 +121,10 @@ private:
             nodes_.push_back(merged);  // may reallocate: no references into nodes_ are held here
             nodes_[c.left].alive = false;
             nodes_[c.right].alive = false;
-            if (merged.prev != npos) nodes_[merged.prev].next = m; else head_ = m;
+            if (merged.prev != npos)
+                nodes_[merged.prev].next = m;
+            else
+                head_ = m;
             if (merged.next != npos) nodes_[merged.next].prev = m;
 
             push_pair(merged.prev, m);
@@ -149,8 +152,9 @@ private:
             return;
         }
         if (vocab_.unk() == no_token)
-            throw invalid_argument_error("text at byte " + std::to_string(bytes.data() - text_.data()) +
-                                         " cannot be encoded: the vocabulary has neither byte-fallback tokens nor <unk>");
+            throw invalid_argument_error(
+                "text at byte " + std::to_string(bytes.data() - text_.data()) +
+                " cannot be encoded: the vocabulary has neither byte-fallback tokens nor <unk>");
         // SentencePiece merges a run of unknown symbols into one <unk>.
         if (!last_was_unk_) out.push_back(vocab_.unk());
         last_was_unk_ = true;

@@ -1,4 +1,4 @@
-// UTF-8 scanning for the tokenizers and the streaming detokenizer. Strict: well-formed means the
+// UTF-8 scanning for the tokenizers, the streaming detokenizer and stop strings. Strict: well-formed means the
 // byte sequences of Unicode table 3-7 (no overlong forms, no surrogates, nothing above U+10FFFF).
 // Ill-formed input is never an error here: callers decide (the encoder makes a stray byte its own
 // symbol; the detokenizer replaces it by U+FFFD, one per maximal subpart as Unicode recommends).
@@ -25,7 +25,9 @@ inline constexpr std::string_view utf8_replacement_character = "\xEF\xBF\xBD";  
 
 // Classifies the sequence at the start of s (s must not be empty).
 inline utf8_scan scan_utf8(std::string_view s) noexcept {
-    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+    const auto byte = [&](std::size_t i) {
+        return static_cast<unsigned char>(s[i]);
+    };
     const unsigned char lead = byte(0);
     if (lead < 0x80) return {utf8_status::valid, 1};
 

@@ -24,8 +24,8 @@
 // ggml's dequantize_row_q2_K / q3_K / iq4_xs, whatever the evaluation order or FMA contraction.
 #pragma once
 
-#include <nexttok/kernels/legacy_quant_blocks.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/tensor/legacy_quant_blocks.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // that holds the bytes stays mapped.
 #pragma once
 
-#include <nexttok/io/tensor_type.hpp>
+#include <nexttok/tensor/tensor_type.hpp>
 
 #include <array>
 #include <cstddef>

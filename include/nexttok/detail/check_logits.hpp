@@ -25,8 +25,9 @@ inline void check_logits(std::span<const float> logits, std::int64_t position, c
     while ((std::bit_cast<std::uint32_t>(logits[i]) & exponent) != exponent) ++i;
     const float v = logits[i];
     const char* what = v != v ? "NaN" : v > 0 ? "inf" : "-inf";
-    throw error(std::string(who) + ": the logits at position " + std::to_string(position) + " hold " + what + " (token " +
-                std::to_string(i) + "); the model produced non-finite numbers (check its weights: --check-tensors)");
+    throw error(std::string(who) + ": the logits at position " + std::to_string(position) + " hold " + what +
+                " (token " + std::to_string(i) +
+                "); the model produced non-finite numbers (check its weights: --check-tensors)");
 }
 
 }  // namespace nexttok::detail

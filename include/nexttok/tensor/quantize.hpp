@@ -12,7 +12,7 @@
 #pragma once
 
 #include <nexttok/error.hpp>
-#include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -73,7 +73,9 @@ inline void quantize_row_q4_0(const float* x, block_q4_0* y, std::int64_t n) {
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         y[b].d = packed_half::from_float(d);
         // x * id is rounded to float before 8.5 is added, as ggml's reference is written.
-        auto scaled = [&](int j) { return detail::rounded(x[j] * id) + 8.5f; };
+        auto scaled = [&](int j) {
+            return detail::rounded(x[j] * id) + 8.5f;
+        };
         for (int j = 0; j < 16; ++j) {
             const int q0 = detail::clamp_to_int(scaled(j), 0, 15);
             const int q1 = detail::clamp_to_int(scaled(j + 16), 0, 15);

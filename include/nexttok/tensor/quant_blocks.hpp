@@ -1,5 +1,6 @@
-// Quantized weight blocks with ggml's exact byte layouts (GGUF stores them as they are), and their
-// dequantization to float. A row of n weights is n / block_size consecutive blocks; the structs are
+// Quantized weight blocks with ggml's exact byte layouts (GGUF stores them as they are); their
+// dequantization to float is kernels/dequantize.hpp (SIMD) for the types below, and beside the
+// layouts for the others (legacy_quant_blocks.hpp, k_quant_blocks.hpp: scalar). A row of n weights is n / block_size consecutive blocks; the structs are
 // 1-byte aligned, so a pointer to blocks can be formed at any address of a mapped file.
 //
 // Layouts (element e of a block, value in float):
@@ -29,8 +30,8 @@
 // whatever the evaluation order or FMA contraction.
 #pragma once
 
-#include <nexttok/io/tensor_type.hpp>
-#include <nexttok/kernels/detail/simd.hpp>
+#include <nexttok/detail/isa.hpp>
+#include <nexttok/tensor/tensor_type.hpp>
 
 #include <Eigen/Core>
 
@@ -42,6 +43,20 @@
 
 namespace nexttok {
 
+namespace detail {
+
+// IEEE binary16 bits to float (exact): one instruction with F16C, which Eigen's scalar
+// conversion does not use with every GCC configuration.
+inline float half_bits_to_float(std::uint16_t bits) noexcept {
+#if defined(NEXTTOK_KERNELS_F16C)
+    return _cvtsh_ss(bits);
+#else
+    return static_cast<float>(Eigen::half(Eigen::half_impl::raw_uint16_to_half(bits)));
+#endif
+}
+
+}  // namespace detail
+
 // A half-precision value as ggml stores it in blocks: IEEE binary16, little-endian. Bytes rather
 // than a uint16_t keep every block 1-byte aligned.
 struct packed_half {
@@ -50,7 +65,7 @@ struct packed_half {
     float to_float() const noexcept {
         std::uint16_t bits;
         std::memcpy(&bits, bytes, 2);
-        return detail::simd::half_bits_to_float(bits);
+        return detail::half_bits_to_float(bits);
     }
     // Rounds to nearest even, as ggml's GGML_FP32_TO_FP16.
     static packed_half from_float(float v) noexcept {
@@ -151,91 +166,7 @@ inline k_sub_scales unpack_k_sub_scales(const std::uint8_t* s, float d, float dm
 
 }  // namespace detail
 
-// y[0, block_size) = the block's weights. The loops step by the SIMD width with compile-time
-// bounds; each load of quant bytes serves every output chunk that takes bits from it.
-inline void dequantize_block(const block_q8_0& b, float* y) noexcept {
-    namespace s = detail::simd;
-    const s::vec d = s::set1(b.d.to_float());
-    for (int e = 0; e < 32; e += s::width) s::store(y + e, s::mul(s::to_vec(s::load_i8(b.qs + e)), d));
-}
-
-inline void dequantize_block(const block_q4_0& b, float* y) noexcept {
-    namespace s = detail::simd;
-    const s::vec d = s::set1(b.d.to_float());
-    for (int e = 0; e < 16; e += s::width) {
-        const s::ivec q = s::load_u8(b.qs + e);
-        s::store(y + e, s::mul(s::to_vec(s::add_i(s::and_i(q, 0x0f), -8)), d));
-        s::store(y + 16 + e, s::mul(s::to_vec(s::add_i(s::shift_right_i(q, 4), -8)), d));
-    }
-}
-
-// Sub-blocks 2i and 2i + 1 (32 weights each) take the low and high nibbles of qs[32i, 32i + 32).
-inline void dequantize_block(const block_q4_k& b, float* y) noexcept {
-    namespace s = detail::simd;
-    const detail::k_sub_scales k = detail::unpack_k_sub_scales(b.scales, b.d.to_float(), b.dmin.to_float());
-    for (int i = 0; i < 4; ++i) {
-        const s::vec scale0 = s::set1(k.scale[2 * i]), min0 = s::set1(k.min[2 * i]);
-        const s::vec scale1 = s::set1(k.scale[2 * i + 1]), min1 = s::set1(k.min[2 * i + 1]);
-        for (int l = 0; l < 32; l += s::width) {
-            const s::ivec q = s::load_u8(b.qs + 32 * i + l);
-            s::store(y + 64 * i + l, s::sub(s::mul(s::to_vec(s::and_i(q, 0x0f)), scale0), min0));
-            s::store(y + 64 * i + 32 + l, s::sub(s::mul(s::to_vec(s::shift_right_i(q, 4)), scale1), min1));
-        }
-    }
-}
-
-// As q4_k, plus the fifth bit of weight l of sub-block j in bit j of qh[l].
-inline void dequantize_block(const block_q5_k& b, float* y) noexcept {
-    namespace s = detail::simd;
-    const detail::k_sub_scales k = detail::unpack_k_sub_scales(b.scales, b.d.to_float(), b.dmin.to_float());
-    for (int i = 0; i < 4; ++i) {
-        const s::vec scale0 = s::set1(k.scale[2 * i]), min0 = s::set1(k.min[2 * i]);
-        const s::vec scale1 = s::set1(k.scale[2 * i + 1]), min1 = s::set1(k.min[2 * i + 1]);
-        for (int l = 0; l < 32; l += s::width) {
-            const s::ivec q = s::load_u8(b.qs + 32 * i + l);
-            const s::ivec h = s::shift_right_i(s::load_u8(b.qh + l), 2 * i);  // bits 2i, 2i+1 -> 0, 1
-            const s::ivec q0 = s::or_i(s::and_i(q, 0x0f), s::shift_left_i(s::and_i(h, 1), 4));
-            const s::ivec q1 = s::or_i(s::shift_right_i(q, 4), s::shift_left_i(s::and_i(h, 2), 3));
-            s::store(y + 64 * i + l, s::sub(s::mul(s::to_vec(q0), scale0), min0));
-            s::store(y + 64 * i + 32 + l, s::sub(s::mul(s::to_vec(q1), scale1), min1));
-        }
-    }
-}
-
-// Per half of 128: quarter k's low 4 bits are the low (k < 2) or high (k >= 2) nibbles of
-// ql[32 (k % 2) + l], its high 2 bits are bits 2k, 2k + 1 of qh[l]; scale e / 16.
-inline void dequantize_block(const block_q6_k& b, float* y) noexcept {
-    namespace s = detail::simd;
-    const float d = b.d.to_float();
-    for (int h = 0; h < 2; ++h) {
-        const std::uint8_t* ql = b.ql + 64 * h;
-        const std::uint8_t* qh = b.qh + 32 * h;
-        float* yh = y + 128 * h;
-        for (int l = 0; l < 32; l += s::width) {
-            const s::ivec a = s::load_u8(ql + l), c = s::load_u8(ql + 32 + l), hi = s::load_u8(qh + l);
-            const s::ivec q[4] = {
-                s::or_i(s::and_i(a, 0x0f), s::shift_left_i(s::and_i(hi, 0x03), 4)),
-                s::or_i(s::and_i(c, 0x0f), s::shift_left_i(s::and_i(hi, 0x0c), 2)),
-                s::or_i(s::shift_right_i(a, 4), s::and_i(hi, 0x30)),
-                s::or_i(s::shift_right_i(c, 4), s::shift_right_i(s::and_i(hi, 0xc0), 2)),
-            };
-            for (int k = 0; k < 4; ++k) {
-                const int e = 32 * k + l;
-                const s::vec scale = s::set1(d * static_cast<float>(b.scales[8 * h + e / 16]));
-                s::store(yh + e, s::mul(s::to_vec(s::add_i(q[k], -32)), scale));
-            }
-        }
-    }
-}
-
-// y[0, n) = the weights of a row of n / Block::block_size blocks; n must be a multiple of the
-// block size (the GGUF reader checks it for every tensor).
-template <quant_block Block>
-inline void dequantize_row(const Block* x, float* y, std::int64_t n) noexcept {
-    for (std::int64_t b = 0; b < n / Block::block_size; ++b) dequantize_block(x[b], y + b * Block::block_size);
-}
-
 }  // namespace nexttok
 
-#include <nexttok/kernels/legacy_quant_blocks.hpp>  // q4_1, q5_0, q5_1, iq4_nl
-#include <nexttok/kernels/k_quant_blocks.hpp>       // q2_k, q3_k, iq4_xs
+#include <nexttok/tensor/legacy_quant_blocks.hpp>  // q4_1, q5_0, q5_1, iq4_nl
+#include <nexttok/tensor/k_quant_blocks.hpp>       // q2_k, q3_k, iq4_xs

@@ -32,7 +32,7 @@ inline constexpr std::int8_t iq4_nl_values[16] = {-127, -104, -83, -65, -49, -35
 
 }  // namespace nexttok
 
-#include <nexttok/kernels/quant_blocks.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 namespace nexttok {
 

@@ -4,9 +4,9 @@
 #pragma once
 
 #include <nexttok/error.hpp>
-#include <nexttok/kernels/matmul.hpp>
-#include <nexttok/kernels/quantize.hpp>
+#include <nexttok/kernels/dequantize.hpp>
 #include <nexttok/model/model.hpp>
+#include <nexttok/tensor/quantize.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -35,11 +35,16 @@ inline std::shared_ptr<const model> quantized_copy(const model& m, tensor_type t
     if (tied) views.erase(views.begin() + 2);
 
     const std::size_t block_bytes = type == tensor_type::q8_0 ? sizeof(block_q8_0) : sizeof(block_q4_0);
-    auto quantized = [](const tensor_view& t) { return t.n_dims == 2 && t.cols() % 32 == 0; };
-    auto new_bytes = [&](const tensor_view& t) { return quantized(t) ? t.rows() * (t.cols() / 32) * block_bytes : t.n_bytes; };
+    auto quantized = [](const tensor_view& t) {
+        return t.n_dims == 2 && t.cols() % 32 == 0;
+    };
+    auto new_bytes = [&](const tensor_view& t) {
+        return quantized(t) ? t.rows() * (t.cols() / 32) * block_bytes : t.n_bytes;
+    };
     std::size_t total = 0;
     for (const tensor_view* t : views) total += (new_bytes(*t) + 63) / 64 * 64;
-    model::memory_buffer buf = model::memory_buffer::allocate(total, "<" + to_string(type) + " copy of " + m.file_name() + ">");
+    model::memory_buffer buf =
+        model::memory_buffer::allocate(total, "<" + to_string(type) + " copy of " + m.file_name() + ">");
 
     std::size_t offset = 0;
     std::vector<float> row;
@@ -52,8 +57,10 @@ inline std::shared_ptr<const model> quantized_copy(const model& m, tensor_type t
             for (std::uint64_t r = 0; r < t->rows(); ++r) {
                 read_row(*t, static_cast<std::int64_t>(r), row.data());
                 std::byte* out = dst + r * (t->cols() / 32) * block_bytes;
-                if (type == tensor_type::q8_0) quantize_row_q8_0(row.data(), reinterpret_cast<block_q8_0*>(out), cols);
-                else quantize_row_q4_0(row.data(), reinterpret_cast<block_q4_0*>(out), cols);
+                if (type == tensor_type::q8_0)
+                    quantize_row_q8_0(row.data(), reinterpret_cast<block_q8_0*>(out), cols);
+                else
+                    quantize_row_q4_0(row.data(), reinterpret_cast<block_q4_0*>(out), cols);
             }
             t->type = type;
         } else {
