@@ -11,15 +11,13 @@
 // any batch, any token budget, any preemption and any number of threads; tests/batching checks it.
 //
 // Memory: the pool's blocks are the only KV memory. A request is admitted when the blocks for its
-// whole sequence so far are free (its prompt; after a preemption, prompt and generated tokens);
-// then it takes one more position per step. When the pool cannot supply a running request's next
-// block, the newest running request is preempted: its blocks are released and it waits at the
-// front of the queue, to be recomputed later from its tokens (prompt + generated so far, nothing
-// is streamed twice and its sampler keeps its state, so its continuation is unchanged). With
-// prefix caching on, full blocks of computed positions are published as they fill, a new request
-// attaches the longest cached run of its leading blocks and computes only the rest, and a request
-// whose leading blocks another request is still computing waits for them instead of computing
-// them twice; a preempted request finds its own blocks again unless they were evicted.
+// whole sequence so far are free, then takes one more position per step. When the pool cannot
+// supply a running request's next block, the newest running request is preempted: its blocks are
+// released and it waits at the front of the queue, to be recomputed from its tokens (nothing is
+// streamed twice and its sampler keeps its state, so its continuation is unchanged). With prefix
+// caching on, full blocks are published as they fill, a new request attaches the longest cached
+// run of its leading blocks and computes only the rest (waiting for blocks another request is
+// still computing); a preempted request finds its own blocks again unless they were evicted.
 //
 //   paged_kv_cache<float> pool(model->config(), {.n_blocks = 512, .block_size = 16});
 //   decoder<float> dec(model, 2);
@@ -272,27 +270,22 @@ private:
         cancels_.clear();
     }
 
+    // Cancelled requests leave running_ (their blocks freed) and waiting_, and finish.
     void apply_cancels_() {
-        for (std::size_t i = 0; i < running_.size();) {
-            if (running_[i]->cancelled) {
-                request* r = running_[i];
-                running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
-                pool_->release(r->seq);
-                r->seq = -1;
-                finish_(r, finish_reason::cancelled);
-            } else {
-                ++i;
-            }
-        }
-        for (auto it = waiting_.begin(); it != waiting_.end();) {
-            if ((*it)->cancelled) {
+        const auto finish_cancelled = [&](auto& list) {
+            for (auto it = list.begin(); it != list.end();) {
                 request* r = *it;
-                it = waiting_.erase(it);
+                if (!r->cancelled) {
+                    ++it;
+                    continue;
+                }
+                it = list.erase(it);
+                if (r->seq >= 0) pool_->release(std::exchange(r->seq, -1));
                 finish_(r, finish_reason::cancelled);
-            } else {
-                ++it;
             }
-        }
+        };
+        finish_cancelled(running_);
+        finish_cancelled(waiting_);
     }
 
     // Reserves positions [0, n) for running request r, preempting the newest running requests

@@ -292,6 +292,21 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
 template <class W>
 inline constexpr bool uses_int8 = quant_block<W>&& has_int8_kernel<W>;
 
+// The n activation rows x (row stride ldx) packed by token tiles (pack_tiles) into the workspace,
+// their first steps * dot_step columns, on the pool.
+template <class X>
+const float* pack_activations(const X* x, std::int64_t ldx, std::int64_t n, std::int64_t cols, std::int64_t steps,
+                              thread_pool& pool, matmul_workspace& ws) {
+    float* out = ws.packed_tokens(n, cols);
+    const std::int64_t tiles = (n + tile_tokens - 1) / tile_tokens;
+    pool.parallel_for(tiles, [&](std::int64_t j, int) {
+        const std::int64_t t = j * tile_tokens;
+        const std::int64_t m = std::min<std::int64_t>(tile_tokens, n - t);
+        pack_tiles(x + t * ldx, ldx, m, steps, tile_tokens, false, out + t * steps * dot_step);
+    });
+    return out;
+}
+
 }  // namespace detail
 
 // For each target, y[t * ldy + r] = dot(W row r, x[t * ldx ...]) for t < n, r < W.rows(), in one
@@ -333,18 +348,9 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
     // packed weight rows per thread (allocated here, before the tasks, when it grows).
     const std::int64_t steps = dot_block_columns<float>(cols) / dot_step;
     const std::int64_t panel_floats = detail::packed_rows_per_task * steps * dot_step;
-    const float* xp = nullptr;
-    if (pack) {
-        float* out = ws.packed_tokens(n, cols);
-        const std::int64_t tiles = (n + detail::tile_tokens - 1) / detail::tile_tokens;
-        pool.parallel_for(tiles, [&](std::int64_t j, int) {
-            const std::int64_t t = j * detail::tile_tokens;
-            const std::int64_t m = std::min<std::int64_t>(detail::tile_tokens, n - t);
-            detail::pack_tiles(x + t * ldx, ldx, m, steps, detail::tile_tokens, false, out + t * steps * dot_step);
-        });
-        xp = out;
+    const float* xp = pack ? detail::pack_activations(x, ldx, n, cols, steps, pool, ws) : nullptr;
+    if (pack)
         for (int t = 0; t < pool.size(); ++t) ws.packed_rows(t, pool.size(), panel_floats);
-    }
     const std::int64_t n_tasks = first_task[targets.size()];
     pool.parallel_for(n_tasks, [&](std::int64_t task, int thread) {
         std::size_t i = 0;

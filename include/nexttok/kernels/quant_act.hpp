@@ -146,11 +146,7 @@ inline constexpr bool has_int8_kernel =
 
 namespace detail {
 
-#if defined(__GNUC__) && !defined(__clang__)  // GCC bug 105593, as in simd.hpp
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+NEXTTOK_INTRINSICS_BEGIN
 
 // Decode (one token: each weight streamed from memory once) also fetches each row's lines a short
 // way ahead into L1, besides the cursor's prefetch of the next tiles into L2, so that the kernels'
@@ -232,9 +228,7 @@ inline void quantize_act_row_by_blocks(const q8_act_row& row, const X* x, std::i
         }
 }
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+NEXTTOK_INTRINSICS_END
 
 }  // namespace detail
 

@@ -69,6 +69,100 @@ inline void transpose_into(const tensor_view& t, std::size_t elem, std::byte* ou
             std::memcpy(out + (c * in_rows + r) * elem, t.data + (r * in_cols + c) * elem, elem);
 }
 
+// The tensors of a directory's shards by name, as the loader asks for them: under the config's
+// prefixes ("model." ...), checked against the shape the model config implies, with GPT-2's
+// Conv1D weights transposed into buffers that `files` owns.
+class hf_tensors {
+public:
+    hf_tensors(const hf_model_config& hc, model::hf_files& files) : hc_(hc), files_(files) {
+        for (const safetensors_file& s : files.shards)
+            for (const tensor_view& t : s.tensors()) {
+                by_name_[t.name] = &t;
+                shard_of_[t.name] = s.name();
+            }
+    }
+
+    // The tensor `name` under the first prefix that has it, or null.
+    const tensor_view* find(const std::string& name) const {
+        for (const std::string& p : hc_.prefixes)
+            if (auto it = by_name_.find(p + name); it != by_name_.end()) return it->second;
+        return nullptr;
+    }
+    // `name` of (rows, cols) (rows 0: a vector of cols); format_error when it is missing or
+    // misshapen.
+    tensor_view required(const std::string& name, std::int64_t rows, std::int64_t cols) const {
+        const tensor_view* t = find(name);
+        if (t == nullptr)
+            throw format_error(files_.dir.filename().string() + ": tensor '" + hc_.prefixes.front() + name +
+                               "' is missing");
+        check_weight(shard_of_.at(t->name), *t, rows, cols);
+        return *t;
+    }
+    tensor_view optional(const std::string& name, std::int64_t rows, std::int64_t cols) const {
+        return find(name) != nullptr ? required(name, rows, cols) : tensor_view{};
+    }
+    // GPT-2's Conv1D weights, stored (in, out): checked as such, then transposed to (out, in).
+    tensor_view conv1d(const std::string& name, std::int64_t out, std::int64_t in) {
+        const tensor_view stored = required(name, in, out);
+        const std::size_t elem = stored.n_bytes / stored.n_elements();
+        model::memory_buffer& buf =
+            files_.converted.emplace_back(model::memory_buffer::allocate(stored.n_bytes, stored.name));
+        transpose_into(stored, elem, buf.bytes.get());
+        tensor_view t = stored;
+        t.ne = {static_cast<std::uint64_t>(in), static_cast<std::uint64_t>(out), 1, 1};
+        t.data = buf.bytes.get();
+        return t;
+    }
+    // lm_head.weight, which sits outside the prefixes, or null; checked as (vocab_size, dim).
+    const tensor_view* lm_head(const model_config& c) const {
+        const auto head = by_name_.find("lm_head.weight");
+        if (head == by_name_.end()) return nullptr;
+        check_weight(shard_of_.at(head->first), *head->second, c.vocab_size, c.dim);
+        return head->second;
+    }
+
+private:
+    const hf_model_config& hc_;
+    model::hf_files& files_;
+    std::map<std::string, const tensor_view*, std::less<>> by_name_;
+    std::map<std::string, std::string, std::less<>> shard_of_;
+};
+
+// Layer i of GPT2LMHeadModel: LayerNorm, fused QKV and MLP as Conv1D, every projection biased.
+inline void hf_gpt2_layer(hf_tensors& t, const model_config& c, std::int64_t i, layer_weights& l) {
+    const std::string p = "h." + std::to_string(i) + ".";
+    l.attn_norm = t.required(p + "ln_1.weight", 0, c.dim);
+    l.attn_norm_b = t.required(p + "ln_1.bias", 0, c.dim);
+    const std::int64_t qkv_rows = c.q_dim() + 2 * c.kv_dim();
+    split_qkv(l, t.conv1d(p + "attn.c_attn.weight", qkv_rows, c.dim), t.required(p + "attn.c_attn.bias", 0, qkv_rows),
+              static_cast<std::uint64_t>(c.q_dim()), static_cast<std::uint64_t>(c.kv_dim()));
+    l.attn_output = t.conv1d(p + "attn.c_proj.weight", c.dim, c.q_dim());
+    l.attn_output_b = t.required(p + "attn.c_proj.bias", 0, c.dim);
+    l.ffn_norm = t.required(p + "ln_2.weight", 0, c.dim);
+    l.ffn_norm_b = t.required(p + "ln_2.bias", 0, c.dim);
+    l.ffn_up = t.conv1d(p + "mlp.c_fc.weight", c.hidden_dim, c.dim);
+    l.ffn_up_b = t.required(p + "mlp.c_fc.bias", 0, c.hidden_dim);
+    l.ffn_down = t.conv1d(p + "mlp.c_proj.weight", c.dim, c.hidden_dim);
+    l.ffn_down_b = t.required(p + "mlp.c_proj.bias", 0, c.dim);
+}
+
+// Layer i of LlamaForCausalLM (and Mistral's, Qwen2's: the same names, Qwen2 with Q/K/V biases).
+inline void hf_llama_layer(const hf_tensors& t, const model_config& c, std::int64_t i, layer_weights& l) {
+    const std::string p = "layers." + std::to_string(i) + ".";
+    l.attn_norm = t.required(p + "input_layernorm.weight", 0, c.dim);
+    l.attn_q = t.required(p + "self_attn.q_proj.weight", c.q_dim(), c.dim);
+    l.attn_k = t.required(p + "self_attn.k_proj.weight", c.kv_dim(), c.dim);
+    l.attn_v = t.required(p + "self_attn.v_proj.weight", c.kv_dim(), c.dim);
+    l.attn_q_b = t.optional(p + "self_attn.q_proj.bias", 0, c.q_dim());
+    l.attn_k_b = t.optional(p + "self_attn.k_proj.bias", 0, c.kv_dim());
+    l.attn_v_b = t.optional(p + "self_attn.v_proj.bias", 0, c.kv_dim());
+    l.attn_output = t.required(p + "self_attn.o_proj.weight", c.dim, c.q_dim());
+    l.ffn_norm = t.required(p + "post_attention_layernorm.weight", 0, c.dim);
+    l.ffn_gate = t.required(p + "mlp.gate_proj.weight", c.hidden_dim, c.dim);
+    l.ffn_up = t.required(p + "mlp.up_proj.weight", c.hidden_dim, c.dim);
+    l.ffn_down = t.required(p + "mlp.down_proj.weight", c.dim, c.hidden_dim);
+}
+
 }  // namespace detail
 
 // options.check_tensors: whether the weights are scanned for NaN and inf (tensor_check.hpp).
@@ -81,97 +175,30 @@ inline std::shared_ptr<const model> load_hf_model(const std::filesystem::path& d
     model::hf_files files;
     files.dir = dir.filename().empty() ? dir.parent_path() : dir;
     files.shards = detail::open_shards(dir);
-    std::map<std::string, const tensor_view*, std::less<>> by_name;
-    std::map<std::string, std::string, std::less<>> shard_of;
-    for (const safetensors_file& s : files.shards)
-        for (const tensor_view& t : s.tensors()) {
-            by_name[t.name] = &t;
-            shard_of[t.name] = s.name();
-        }
-    auto find = [&](const std::string& name) -> const tensor_view* {
-        for (const std::string& p : hc.prefixes)
-            if (auto it = by_name.find(p + name); it != by_name.end()) return it->second;
-        return nullptr;
-    };
-    auto required = [&](const std::string& name, std::int64_t rows, std::int64_t cols) {
-        const tensor_view* t = find(name);
-        if (t == nullptr)
-            throw format_error(files.dir.filename().string() + ": tensor '" + hc.prefixes.front() + name +
-                               "' is missing");
-        detail::check_weight(shard_of[t->name], *t, rows, cols);
-        return *t;
-    };
-    auto optional = [&](const std::string& name, std::int64_t rows, std::int64_t cols) {
-        return find(name) != nullptr ? required(name, rows, cols) : tensor_view{};
-    };
-    // GPT-2's Conv1D weights, stored (in, out): checked as such, then transposed to (out, in).
-    auto conv1d = [&](const std::string& name, std::int64_t out, std::int64_t in) {
-        const tensor_view stored = required(name, in, out);
-        const std::size_t elem = stored.n_bytes / stored.n_elements();
-        model::memory_buffer& buf =
-            files.converted.emplace_back(model::memory_buffer::allocate(stored.n_bytes, stored.name));
-        detail::transpose_into(stored, elem, buf.bytes.get());
-        tensor_view t = stored;
-        t.ne = {static_cast<std::uint64_t>(in), static_cast<std::uint64_t>(out), 1, 1};
-        t.data = buf.bytes.get();
-        return t;
-    };
+    detail::hf_tensors t(hc, files);
 
     model_weights w;
     const bool gpt2 = c.architecture == "gpt2";
-    w.token_embd = required(gpt2 ? "wte.weight" : "embed_tokens.weight", c.vocab_size, c.dim);
+    w.token_embd = t.required(gpt2 ? "wte.weight" : "embed_tokens.weight", c.vocab_size, c.dim);
     w.layers.resize(static_cast<std::size_t>(c.n_layers));
     for (std::int64_t i = 0; i < c.n_layers; ++i) {
         layer_weights& l = w.layers[static_cast<std::size_t>(i)];
-        if (gpt2) {
-            const std::string p = "h." + std::to_string(i) + ".";
-            l.attn_norm = required(p + "ln_1.weight", 0, c.dim);
-            l.attn_norm_b = required(p + "ln_1.bias", 0, c.dim);
-            const std::int64_t qkv_rows = c.q_dim() + 2 * c.kv_dim();
-            detail::split_qkv(l, conv1d(p + "attn.c_attn.weight", qkv_rows, c.dim),
-                              required(p + "attn.c_attn.bias", 0, qkv_rows), static_cast<std::uint64_t>(c.q_dim()),
-                              static_cast<std::uint64_t>(c.kv_dim()));
-            l.attn_output = conv1d(p + "attn.c_proj.weight", c.dim, c.q_dim());
-            l.attn_output_b = required(p + "attn.c_proj.bias", 0, c.dim);
-            l.ffn_norm = required(p + "ln_2.weight", 0, c.dim);
-            l.ffn_norm_b = required(p + "ln_2.bias", 0, c.dim);
-            l.ffn_up = conv1d(p + "mlp.c_fc.weight", c.hidden_dim, c.dim);
-            l.ffn_up_b = required(p + "mlp.c_fc.bias", 0, c.hidden_dim);
-            l.ffn_down = conv1d(p + "mlp.c_proj.weight", c.dim, c.hidden_dim);
-            l.ffn_down_b = required(p + "mlp.c_proj.bias", 0, c.dim);
-        } else {
-            const std::string p = "layers." + std::to_string(i) + ".";
-            l.attn_norm = required(p + "input_layernorm.weight", 0, c.dim);
-            l.attn_q = required(p + "self_attn.q_proj.weight", c.q_dim(), c.dim);
-            l.attn_k = required(p + "self_attn.k_proj.weight", c.kv_dim(), c.dim);
-            l.attn_v = required(p + "self_attn.v_proj.weight", c.kv_dim(), c.dim);
-            l.attn_q_b = optional(p + "self_attn.q_proj.bias", 0, c.q_dim());
-            l.attn_k_b = optional(p + "self_attn.k_proj.bias", 0, c.kv_dim());
-            l.attn_v_b = optional(p + "self_attn.v_proj.bias", 0, c.kv_dim());
-            l.attn_output = required(p + "self_attn.o_proj.weight", c.dim, c.q_dim());
-            l.ffn_norm = required(p + "post_attention_layernorm.weight", 0, c.dim);
-            l.ffn_gate = required(p + "mlp.gate_proj.weight", c.hidden_dim, c.dim);
-            l.ffn_up = required(p + "mlp.up_proj.weight", c.hidden_dim, c.dim);
-            l.ffn_down = required(p + "mlp.down_proj.weight", c.dim, c.hidden_dim);
-        }
+        if (gpt2)
+            detail::hf_gpt2_layer(t, c, i, l);
+        else
+            detail::hf_llama_layer(t, c, i, l);
     }
     if (gpt2) {
-        w.position_embd = required("wpe.weight", c.max_seq_len, c.dim);
-        w.output_norm = required("ln_f.weight", 0, c.dim);
-        w.output_norm_b = required("ln_f.bias", 0, c.dim);
+        w.position_embd = t.required("wpe.weight", c.max_seq_len, c.dim);
+        w.output_norm = t.required("ln_f.weight", 0, c.dim);
+        w.output_norm_b = t.required("ln_f.bias", 0, c.dim);
     } else {
-        w.output_norm = required("norm.weight", 0, c.dim);
+        w.output_norm = t.required("norm.weight", 0, c.dim);
     }
-    // lm_head sits outside the "model." prefix.
     model_config final_config = c;
-    const auto head = by_name.find("lm_head.weight");
-    final_config.tied_output = c.tied_output || head == by_name.end();
-    if (final_config.tied_output) {
-        w.output = w.token_embd;
-    } else {
-        detail::check_weight(shard_of["lm_head.weight"], *head->second, c.vocab_size, c.dim);
-        w.output = *head->second;
-    }
+    const tensor_view* head = c.tied_output ? nullptr : t.lm_head(c);  // outside the prefixes
+    final_config.tied_output = head == nullptr;
+    w.output = final_config.tied_output ? w.token_embd : *head;
     check_weights(dir.filename().string(), w, options);
     return std::make_shared<const model>(final_config, std::move(w), model::source(std::move(files)));
 }

@@ -9,6 +9,7 @@
 #include <nexttok/model/detail/weight_checks.hpp>
 #include <nexttok/model/model.hpp>
 #include <nexttok/tensor/quant_blocks.hpp>
+#include <nexttok/tensor/weight_types.hpp>
 
 #include <Eigen/Core>
 
@@ -65,6 +66,42 @@ void random_blocks(std::uint64_t& state, std::byte* dst, std::uint64_t n_blocks,
     }
 }
 
+// Tensor t named `name`, of (rows, cols) elements of type tt (rows 0: a vector), placed at byte
+// `total` of the buffer to come; total moves past it, to the next multiple of 64.
+inline void plan_random_tensor(tensor_view& t, std::string name, std::int64_t rows, std::int64_t cols, tensor_type tt,
+                               std::size_t& total) {
+    t.name = std::move(name);
+    t.type = tt;
+    t.n_dims = rows == 0 ? 1 : 2;
+    t.ne = {static_cast<std::uint64_t>(cols), static_cast<std::uint64_t>(rows == 0 ? 1 : rows), 1, 1};
+    const auto tr = *find_tensor_type_traits(static_cast<std::uint32_t>(tt));
+    if (t.ne[0] % tr.block_size != 0)
+        throw invalid_argument_error("<random model>: tensor '" + t.name + "': rows of " + std::to_string(cols) +
+                                     " are not a multiple of the " + std::string(tr.name) + " block size " +
+                                     std::to_string(tr.block_size));
+    t.n_bytes = t.n_elements() / tr.block_size * tr.block_bytes;
+    t.file_offset = total;
+    total += (t.n_bytes + 63) / 64 * 64;
+}
+
+// t's bytes (at t.data, writable): ones, or random values of magnitude 1/sqrt(cols): dense
+// elements uniform in +-1/sqrt(cols) (one draw each), quantized blocks by random_blocks.
+inline void fill_random_tensor(const tensor_view& t, std::uint64_t& state, bool ones) {
+    std::byte* dst = const_cast<std::byte*>(t.data);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(t.cols()));
+    visit_weight_type(t, "<random model>", [&]<class W>(std::type_identity<W>) {
+        if constexpr (quant_block<W>) {
+            random_blocks<W>(state, dst, t.n_bytes / sizeof(W), scale);
+        } else {
+            for (std::uint64_t i = 0; i < t.n_elements(); ++i) {
+                const double u = static_cast<double>(splitmix64_next(state) >> 11) * 0x1.0p-53;  // [0, 1)
+                const W v(ones ? 1.0f : static_cast<float>((2.0 * u - 1.0) * scale));
+                std::memcpy(dst + sizeof(W) * i, &v, sizeof(W));
+            }
+        }
+    });
+}
+
 }  // namespace detail
 
 // `c` gives every size (tied_output picks whether `output` is the embedding); `type` is the storage
@@ -77,31 +114,15 @@ inline std::shared_ptr<const model> make_random_model(model_config c, std::uint6
     c.validate("<random model>");
     if (c.norm != norm_kind::rms || c.positions == position_kind::learned || c.mlp != mlp_kind::swiglu)
         throw unsupported_error("<random model>: only the llama layout (RMSNorm, RoPE, SwiGLU) is generated");
-    const auto traits = find_tensor_type_traits(static_cast<std::uint32_t>(type));
-    const bool quantized = type == tensor_type::q8_0 || type == tensor_type::q4_0 || type == tensor_type::q4_k ||
-                           type == tensor_type::q5_k || type == tensor_type::q6_k || type == tensor_type::q4_1 ||
-                           type == tensor_type::q5_0 || type == tensor_type::q5_1 || type == tensor_type::iq4_nl ||
-                           type == tensor_type::q2_k || type == tensor_type::q3_k || type == tensor_type::iq4_xs;
-    if (!traits || !(quantized || type == tensor_type::f32 || type == tensor_type::f16 || type == tensor_type::bf16))
+    if (!supports_weight_type(type))
         throw unsupported_error("<random model>: weight type " + to_string(type) + " is not supported");
 
     // Plan the layout: every tensor 64-byte aligned in one buffer.
     model_weights w;
     w.layers.resize(static_cast<std::size_t>(c.n_layers));
     std::size_t total = 0;
-    auto plan = [&](tensor_view& t, std::string name, std::int64_t rows, std::int64_t cols, tensor_type tt) {
-        t.name = std::move(name);
-        t.type = tt;
-        t.n_dims = rows == 0 ? 1 : 2;
-        t.ne = {static_cast<std::uint64_t>(cols), static_cast<std::uint64_t>(rows == 0 ? 1 : rows), 1, 1};
-        const auto tr = *find_tensor_type_traits(static_cast<std::uint32_t>(tt));
-        if (t.ne[0] % tr.block_size != 0)
-            throw invalid_argument_error("<random model>: tensor '" + t.name + "': rows of " + std::to_string(cols) +
-                                         " are not a multiple of the " + std::string(tr.name) + " block size " +
-                                         std::to_string(tr.block_size));
-        t.n_bytes = t.n_elements() / tr.block_size * tr.block_bytes;
-        t.file_offset = total;
-        total += (t.n_bytes + 63) / 64 * 64;
+    const auto plan = [&](tensor_view& t, std::string name, std::int64_t rows, std::int64_t cols, tensor_type tt) {
+        detail::plan_random_tensor(t, std::move(name), rows, cols, tt, total);
     };
     plan(w.token_embd, "token_embd.weight", c.vocab_size, c.dim, type);
     for (std::int64_t i = 0; i < c.n_layers; ++i) {
@@ -120,55 +141,12 @@ inline std::shared_ptr<const model> make_random_model(model_config c, std::uint6
     plan(w.output_norm, "output_norm.weight", 0, c.dim, tensor_type::f32);
     if (!c.tied_output) plan(w.output, "output.weight", c.vocab_size, c.dim, type);
 
+    // Fill it, tensor by tensor in the order above, from one random stream.
     model::memory_buffer buf = model::memory_buffer::allocate(total, "<random model>");
     std::uint64_t state = seed;
-    auto fill = [&](tensor_view& t, bool ones) {
+    const auto fill = [&](tensor_view& t, bool ones) {
         t.data = buf.bytes.get() + t.file_offset;
-        std::byte* dst = const_cast<std::byte*>(t.data);
-        const float scale = 1.0f / std::sqrt(static_cast<float>(t.cols()));
-        const std::uint64_t n_blocks =
-            t.n_bytes / find_tensor_type_traits(static_cast<std::uint32_t>(t.type))->block_bytes;
-        switch (t.type) {
-            case tensor_type::q8_0:
-                return detail::random_blocks<block_q8_0>(state, dst, n_blocks, scale);
-            case tensor_type::q4_0:
-                return detail::random_blocks<block_q4_0>(state, dst, n_blocks, scale);
-            case tensor_type::q4_k:
-                return detail::random_blocks<block_q4_k>(state, dst, n_blocks, scale);
-            case tensor_type::q5_k:
-                return detail::random_blocks<block_q5_k>(state, dst, n_blocks, scale);
-            case tensor_type::q6_k:
-                return detail::random_blocks<block_q6_k>(state, dst, n_blocks, scale);
-            case tensor_type::q4_1:
-                return detail::random_blocks<block_q4_1>(state, dst, n_blocks, scale);
-            case tensor_type::q5_0:
-                return detail::random_blocks<block_q5_0>(state, dst, n_blocks, scale);
-            case tensor_type::q5_1:
-                return detail::random_blocks<block_q5_1>(state, dst, n_blocks, scale);
-            case tensor_type::iq4_nl:
-                return detail::random_blocks<block_iq4_nl>(state, dst, n_blocks, scale);
-            case tensor_type::q2_k:
-                return detail::random_blocks<block_q2_k>(state, dst, n_blocks, scale);
-            case tensor_type::q3_k:
-                return detail::random_blocks<block_q3_k>(state, dst, n_blocks, scale);
-            case tensor_type::iq4_xs:
-                return detail::random_blocks<block_iq4_xs>(state, dst, n_blocks, scale);
-            default:
-                break;
-        }
-        for (std::uint64_t i = 0; i < t.n_elements(); ++i) {
-            const double u = static_cast<double>(detail::splitmix64_next(state) >> 11) * 0x1.0p-53;  // [0, 1)
-            const float v = ones ? 1.0f : static_cast<float>((2.0 * u - 1.0) * scale);
-            if (t.type == tensor_type::f32)
-                std::memcpy(dst + 4 * i, &v, 4);
-            else if (t.type == tensor_type::f16) {
-                const Eigen::half h(v);
-                std::memcpy(dst + 2 * i, &h, 2);
-            } else {
-                const Eigen::bfloat16 b(v);
-                std::memcpy(dst + 2 * i, &b, 2);
-            }
-        }
+        detail::fill_random_tensor(t, state, ones);
     };
     fill(w.token_embd, false);
     for (layer_weights& l : w.layers) {

@@ -6,6 +6,7 @@
 // assigned to or destroyed. Not thread-safe.
 #pragma once
 
+#include <nexttok/detail/clone_ptr.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/concepts.hpp>
 #include <nexttok/types.hpp>
@@ -25,14 +26,7 @@ public:
         any_processor(P&& processor)  // NOLINT: implicit, as std::function, so {top_k{40}, ...} reads well
             : self_(std::make_unique<model_<std::remove_cvref_t<P>>>(std::forward<P>(processor))) {}
 
-    any_processor(const any_processor& other) : self_(other.self_->clone()) {}
-    any_processor(any_processor&&) noexcept = default;
-    any_processor& operator=(const any_processor& other) {
-        if (this != &other) self_ = other.self_->clone();
-        return *this;
-    }
-    any_processor& operator=(any_processor&&) noexcept = default;
-    ~any_processor() = default;
+    // Copies clone the held object with its state (detail::clone_ptr); moves move it.
 
     void apply(candidates& c) { self_->apply(c); }
     void accept(token_id token) { self_->accept(token); }
@@ -61,7 +55,7 @@ private:
         P processor;
     };
 
-    std::unique_ptr<interface_> self_;
+    detail::clone_ptr<interface_> self_;
 };
 
 }  // namespace nexttok

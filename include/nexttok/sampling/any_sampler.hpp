@@ -8,6 +8,7 @@
 // other two throw unsupported_error.
 #pragma once
 
+#include <nexttok/detail/clone_ptr.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/sampling/concepts.hpp>
 #include <nexttok/sampling/token_distribution.hpp>
@@ -28,14 +29,7 @@ public:
              std::copy_constructible<std::remove_cvref_t<S>>) any_sampler(S&& s)  // NOLINT: implicit, as std::function
             : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(s))) {}
 
-    any_sampler(const any_sampler& other) : self_(other.self_->clone()) {}
-    any_sampler(any_sampler&&) noexcept = default;
-    any_sampler& operator=(const any_sampler& other) {
-        if (this != &other) self_ = other.self_->clone();
-        return *this;
-    }
-    any_sampler& operator=(any_sampler&&) noexcept = default;
-    ~any_sampler() = default;
+    // Copies clone the held object with its state (detail::clone_ptr); moves move it.
 
     token_id sample(std::span<const float> logits) { return self_->sample(logits); }
     void accept(token_id token) { self_->accept(token); }
@@ -90,7 +84,7 @@ private:
         S wrapped;
     };
 
-    std::unique_ptr<interface_> self_;
+    detail::clone_ptr<interface_> self_;
 };
 
 }  // namespace nexttok

@@ -4,6 +4,7 @@
 // distribution() when it has one (distribution_selector), else it throws unsupported_error.
 #pragma once
 
+#include <nexttok/detail/clone_ptr.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/concepts.hpp>
 #include <nexttok/error.hpp>
@@ -25,14 +26,7 @@ public:
         any_selector(S&& selector)  // NOLINT: implicit, as std::function
             : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(selector))) {}
 
-    any_selector(const any_selector& other) : self_(other.self_->clone()) {}
-    any_selector(any_selector&&) noexcept = default;
-    any_selector& operator=(const any_selector& other) {
-        if (this != &other) self_ = other.self_->clone();
-        return *this;
-    }
-    any_selector& operator=(any_selector&&) noexcept = default;
-    ~any_selector() = default;
+    // Copies clone the held object with its state (detail::clone_ptr); moves move it.
 
     token_id select(candidates& c) { return self_->select(c); }
     void accept(token_id token) { self_->accept(token); }
@@ -71,7 +65,7 @@ private:
         S selector;
     };
 
-    std::unique_ptr<interface_> self_;
+    detail::clone_ptr<interface_> self_;
 };
 
 }  // namespace nexttok

@@ -36,13 +36,12 @@ public:
     // candidate.
     token_id sample(std::span<const float> logits) {
         if (logits.empty()) throw invalid_argument_error("dynamic_chain::sample: empty logits");
-        candidates_.assign(logits);
-        for (auto& p : processors_) p.apply(candidates_);
-        if (candidates_.empty()) detail::throw_all_removed("dynamic_chain");
-        const token_id token = selector_.select(candidates_);
+        last_.set.assign(logits);
+        for (auto& p : processors_) p.apply(last_.set);
+        if (last_.set.empty()) detail::throw_all_removed("dynamic_chain");
+        const token_id token = selector_.select(last_.set);
         assert(token != no_token && "a selector must pick a token of a non-empty set");
-        last_token_ = token;
-        logprob_pending_ = true;
+        last_.chose(token);
         accept(token);
         return token;
     }
@@ -59,16 +58,15 @@ public:
             throw unsupported_error(
                 "dynamic_chain::distribution: a processor draws random numbers in apply() (e.g. XTC)");
         if (logits.empty()) throw invalid_argument_error("dynamic_chain::distribution: empty logits");
-        candidates_.assign(logits);
-        for (auto& p : processors_) p.apply(candidates_);
-        if (candidates_.empty()) detail::throw_all_removed("dynamic_chain");
-        return selector_.distribution(candidates_);
+        last_.set.assign(logits);
+        for (auto& p : processors_) p.apply(last_.set);
+        if (last_.set.empty()) detail::throw_all_removed("dynamic_chain");
+        return selector_.distribution(last_.set);
     }
 
     // See sampler_chain::choose.
     void choose(token_id token) {
-        last_token_ = token;
-        logprob_pending_ = true;
+        last_.chose(token);
         accept(token);
     }
 
@@ -80,20 +78,12 @@ public:
     void reset() {
         for (auto& p : processors_) p.reset();
         selector_.reset();
-        last_token_ = no_token;
-        logprob_pending_ = false;
-        last_logprob_ = 0.0f;
+        last_.reset();
     }
 
     // See sampler_chain::last_logprob (lazy, cached) and last_candidates.
-    float last_logprob() const noexcept {
-        if (logprob_pending_) {
-            last_logprob_ = detail::chosen_logprob(candidates_, last_token_);
-            logprob_pending_ = false;
-        }
-        return last_logprob_;
-    }
-    const candidates& last_candidates() const noexcept { return candidates_; }
+    float last_logprob() const noexcept { return last_.logprob(); }
+    const candidates& last_candidates() const noexcept { return last_.set; }
 
     std::size_t n_processors() const noexcept { return processors_.size(); }
 
@@ -106,12 +96,7 @@ private:
 
     std::vector<any_processor> processors_;
     any_selector selector_;
-    candidates candidates_;
-    // last_logprob() is computed on first request (a log-sum-exp over the survivors: 128k exp() for a
-    // greedy chain over a full vocabulary), so a caller that never asks never pays for it.
-    token_id last_token_ = no_token;
-    mutable bool logprob_pending_ = false;
-    mutable float last_logprob_ = 0.0f;
+    detail::last_sample last_;  // its candidate set, the chosen token, the lazy log-probability
 };
 
 }  // namespace nexttok

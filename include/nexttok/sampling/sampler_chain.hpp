@@ -69,13 +69,12 @@ public:
     // candidate.
     token_id sample(std::span<const float> logits) {
         if (logits.empty()) throw invalid_argument_error("sampler_chain::sample: empty logits");
-        candidates_.assign(logits);
+        last_.set.assign(logits);
         apply_processors_(std::make_index_sequence<n_processors>{});
-        if (candidates_.empty()) detail::throw_all_removed("sampler_chain");
-        const token_id token = std::get<n_processors>(stages_).select(candidates_);
+        if (last_.set.empty()) detail::throw_all_removed("sampler_chain");
+        const token_id token = std::get<n_processors>(stages_).select(last_.set);
         assert(token != no_token && "a selector must pick a token of a non-empty set");
-        last_token_ = token;
-        logprob_pending_ = true;
+        last_.chose(token);
         accept(token);
         return token;
     }
@@ -85,17 +84,16 @@ public:
     // as sample() does.
     token_distribution distribution(std::span<const float> logits) requires(has_distribution()) {
         if (logits.empty()) throw invalid_argument_error("sampler_chain::distribution: empty logits");
-        candidates_.assign(logits);
+        last_.set.assign(logits);
         apply_processors_(std::make_index_sequence<n_processors>{});
-        if (candidates_.empty()) detail::throw_all_removed("sampler_chain");
-        return std::get<n_processors>(stages_).distribution(candidates_);
+        if (last_.set.empty()) detail::throw_all_removed("sampler_chain");
+        return std::get<n_processors>(stages_).distribution(last_.set);
     }
 
     // Ends the step distribution() began with `token` (drawn from that distribution by the caller):
     // as sample() after its selection, every stage accepts it and last_logprob() reports it.
     void choose(token_id token) requires(has_distribution()) {
-        last_token_ = token;
-        logprob_pending_ = true;
+        last_.chose(token);
         accept(token);
     }
 
@@ -107,24 +105,16 @@ public:
     // Returns every resettable stage to its initial state (the selector reseeds).
     void reset() {
         std::apply([](auto&... stage) { (detail::reset_if_supported(stage), ...); }, stages_);
-        last_token_ = no_token;
-        logprob_pending_ = false;
-        last_logprob_ = 0.0f;
+        last_.reset();
     }
 
     // Log-probability of the last sampled token under the distribution the selector drew from: the
     // softmax of the surviving candidates' processed logits; 0 when one candidate survived, and 0
     // before any sample(). Computed on the first call after a sample() (O(survivors)), then cached.
-    float last_logprob() const noexcept {
-        if (logprob_pending_) {
-            last_logprob_ = detail::chosen_logprob(candidates_, last_token_);
-            logprob_pending_ = false;
-        }
-        return last_logprob_;
-    }
+    float last_logprob() const noexcept { return last_.logprob(); }
 
     // The candidate set as the selector saw it at the last sample() (probs may not be valid).
-    const candidates& last_candidates() const noexcept { return candidates_; }
+    const candidates& last_candidates() const noexcept { return last_.set; }
 
     template <std::size_t I>
     auto& stage() noexcept {
@@ -138,16 +128,11 @@ public:
 private:
     template <std::size_t... I>
     void apply_processors_(std::index_sequence<I...>) {
-        (std::get<I>(stages_).apply(candidates_), ...);
+        (std::get<I>(stages_).apply(last_.set), ...);
     }
 
     std::tuple<Stages...> stages_;
-    candidates candidates_;
-    // last_logprob() is computed on first request (a log-sum-exp over the survivors: 128k exp() for a
-    // greedy chain over a full vocabulary), so a caller that never asks never pays for it.
-    token_id last_token_ = no_token;
-    mutable bool logprob_pending_ = false;
-    mutable float last_logprob_ = 0.0f;
+    detail::last_sample last_;  // its candidate set, the chosen token, the lazy log-probability
 };
 
 // make_sampler_chain(p1, ..., pn, selector): the stages are copied or moved in.

@@ -5,6 +5,7 @@
 // destroyed. Not thread-safe.
 #pragma once
 
+#include <nexttok/detail/clone_ptr.hpp>
 #include <nexttok/stopping/concepts.hpp>
 #include <nexttok/stopping/finish_reason.hpp>
 #include <nexttok/stopping/generation_state.hpp>
@@ -27,14 +28,7 @@ public:
         any_criterion(S&& criterion)  // NOLINT: implicit, as std::function
             : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(criterion))) {}
 
-    any_criterion(const any_criterion& other) : self_(other.self_->clone()) {}
-    any_criterion(any_criterion&&) noexcept = default;
-    any_criterion& operator=(const any_criterion& other) {
-        if (this != &other) self_ = other.self_->clone();
-        return *this;
-    }
-    any_criterion& operator=(any_criterion&&) noexcept = default;
-    ~any_criterion() = default;
+    // Copies clone the held object with its state (detail::clone_ptr); moves move it.
 
     finish_reason check(const generation_state& state) { return self_->check(state); }
     void reset() { self_->reset(); }
@@ -65,7 +59,7 @@ private:
         S criterion;
     };
 
-    std::unique_ptr<interface_> self_;
+    detail::clone_ptr<interface_> self_;
 };
 
 }  // namespace nexttok

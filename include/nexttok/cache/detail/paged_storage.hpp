@@ -28,6 +28,7 @@
 // table grows (amortized) by one entry per block_size positions, never per position.
 #pragma once
 
+#include <nexttok/cache/detail/paged_pool_checks.hpp>
 #include <nexttok/cache/detail/prefix_index.hpp>
 #include <nexttok/cache/kv_planner.hpp>
 #include <nexttok/cache/paged_cache_options.hpp>
@@ -69,7 +70,7 @@ public:
               n_blocks_(o.n_blocks),
               max_seq_len_(o.max_seq_len == 0 ? c.max_seq_len : o.max_seq_len),
               prefix_caching_(o.prefix_caching) {
-        check_options(c, o);
+        check_paged_pool<Element>(kind_, c, o, {n_blocks_, block_size_, max_seq_len_, kv_dim_}, pool_remedy());
         row_elements_ = kv_dim_ / values_per_element;
         half_elements_ = n_layers_ * block_size_ * row_elements_;
         block_shift_ = std::has_single_bit(static_cast<std::uint64_t>(block_size_))
@@ -333,44 +334,6 @@ private:
         bool live = false;
     };
 
-    void check_options(const kv_shape& c, const paged_cache_options& o) const {
-        const auto fail = [&](const std::string& what) {
-            throw invalid_argument_error(std::string(kind_) + ": " + what);
-        };
-        constexpr std::int64_t max_positions = std::int64_t{1} << 24;
-        if (n_blocks_ <= 0 || n_blocks_ > std::numeric_limits<std::int32_t>::max())
-            fail("options.n_blocks is " + std::to_string(n_blocks_) + " (expected 1..2147483647)");
-        if (block_size_ <= 0 || block_size_ > max_positions)
-            fail("options.block_size is " + std::to_string(block_size_) + " (expected 1..16777216 positions)");
-        if (o.max_seq_len < 0 || max_seq_len_ <= 0 || max_seq_len_ > max_positions)
-            fail("options.max_seq_len is " + std::to_string(o.max_seq_len) +
-                 " (expected 1..16777216, or 0 for the shape's " + std::to_string(c.max_seq_len) + ")");
-        if (c.n_layers <= 0 || c.n_kv_heads <= 0 || c.head_dim <= 0)
-            fail("the shape has n_layers " + std::to_string(c.n_layers) + ", n_kv_heads " +
-                 std::to_string(c.n_kv_heads) + ", head_dim " + std::to_string(c.head_dim) +
-                 " (expected all positive)");
-        if (kv_dim_ % values_per_element != 0)
-            fail("the model's key and value rows have " + std::to_string(kv_dim_) +
-                 " values (n_kv_heads x head_dim), expected a multiple of " + std::to_string(values_per_element) +
-                 " (whole q8_0 blocks)");
-        // The whole pool's bytes must be representable, even though it is allocated lazily.
-        std::uint64_t total = 2 * sizeof(Element);
-        for (std::int64_t f : {c.n_layers, block_size_, kv_dim_ / values_per_element, n_blocks_})
-            if (__builtin_mul_overflow(total, static_cast<std::uint64_t>(f), &total) ||
-                total > (std::uint64_t{1} << 62))
-                fail("a pool of " + std::to_string(n_blocks_) + " blocks of " + std::to_string(block_size_) +
-                     " positions is too large to address");
-        // Checked for the whole pool, although blocks are allocated as they are first used: a pool
-        // is sized to be used, and running out of memory half-way through a batch is worse.
-        check_memory_limit(pool_description(c), static_cast<std::size_t>(total), o.max_bytes, pool_remedy());
-    }
-
-    std::string pool_description(const kv_shape& c) const {
-        return std::string(kind_) + ": a pool of " + std::to_string(n_blocks_) + " blocks of " +
-               std::to_string(block_size_) + " positions x " + std::to_string(c.n_layers) + " layers x " +
-               std::to_string(c.n_kv_heads) + " KV heads x head size " + std::to_string(c.head_dim) + " in " +
-               to_string(kv_format_of<Element>()) + " (keys and values)";
-    }
     static std::string pool_remedy() {
         return std::string("use fewer blocks (n_blocks, --ctx-size x --parallel)") +
                (std::is_same_v<Element, block_q8_0> ? "" : ", a q8_0 pool (--cache-type q8_0)") +

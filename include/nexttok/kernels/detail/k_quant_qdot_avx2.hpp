@@ -15,11 +15,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__GNUC__) && !defined(__clang__)  // GCC bug 105593, as in simd.hpp
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+NEXTTOK_INTRINSICS_BEGIN
 
 namespace nexttok::detail {
 
@@ -178,8 +174,6 @@ inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::i
 
 }  // namespace nexttok::detail
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+NEXTTOK_INTRINSICS_END
 
 #endif

@@ -18,11 +18,7 @@
 
 namespace nexttok::detail {
 
-#if defined(__GNUC__) && !defined(__clang__)  // GCC bug 105593, as in simd.hpp
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+NEXTTOK_INTRINSICS_BEGIN
 
 // The 16 lanes of output (r, t) as two halves (lanes 0-7, 8-15), loaded from and stored to the slots.
 template <int NR, int NT>
@@ -191,9 +187,7 @@ inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::i
     legacy_avx2_range<NR, NT>(w, x, b0, b1, acc, ld, pf);
 }
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+NEXTTOK_INTRINSICS_END
 
 }  // namespace nexttok::detail
 

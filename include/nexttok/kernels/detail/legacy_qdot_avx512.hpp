@@ -26,11 +26,7 @@
 
 namespace nexttok::detail {
 
-#if defined(__GNUC__) && !defined(__clang__)  // GCC bug 105593, as in simd.hpp
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+NEXTTOK_INTRINSICS_BEGIN
 
 template <class Block>
 inline constexpr bool legacy_has_qh = std::is_same_v<Block, block_q5_0> || std::is_same_v<Block, block_q5_1>;
@@ -185,9 +181,7 @@ inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::i
     legacy_avx512_range<NR, NT>(w, x, b0, b1, acc, ld, pf);
 }
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+NEXTTOK_INTRINSICS_END
 
 }  // namespace nexttok::detail
 

@@ -14,11 +14,7 @@
 
 namespace nexttok::detail {
 
-#if defined(__GNUC__) && !defined(__clang__)  // GCC bug 105593, as in simd.hpp
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+NEXTTOK_INTRINSICS_BEGIN
 
 template <class X>
 inline void quantize_act_row(const q8_act_row& row, const X* x, std::int64_t n) noexcept {
@@ -192,9 +188,7 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
 
 inline float qdot_result(const float* slot) noexcept { return reduce8(_mm256_load_ps(slot)) - slot[min_lane]; }
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+NEXTTOK_INTRINSICS_END
 
 }  // namespace nexttok::detail
 

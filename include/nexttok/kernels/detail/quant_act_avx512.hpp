@@ -19,11 +19,7 @@
 
 namespace nexttok::detail {
 
-#if defined(__GNUC__) && !defined(__clang__)  // GCC bug 105593, as in simd.hpp
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+NEXTTOK_INTRINSICS_BEGIN
 
 // 256 elements x, of largest magnitude amax, quantized for q4_k, q2_k, q3_k and iq4_xs
 // (q8_act_row::q8k_qs, q8k_scales, q8k_block_sums).
@@ -433,9 +429,7 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
 
 inline float qdot_result(const float* slot) noexcept { return _mm512_reduce_add_ps(_mm512_load_ps(slot)); }
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+NEXTTOK_INTRINSICS_END
 
 }  // namespace nexttok::detail
 

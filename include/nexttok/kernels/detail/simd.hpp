@@ -73,15 +73,9 @@ struct prefetch_cursor {
 
 #if defined(NEXTTOK_KERNELS_AVX512)
 
-// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which -Wuninitialized reports
-// wherever they are inlined (GCC bug 105593, fixed in GCC 13): silenced for these wrappers only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+NEXTTOK_INTRINSICS_BEGIN  // detail/isa.hpp
 
-inline constexpr const char* backend_name = "avx512";
+    inline constexpr const char* backend_name = "avx512";
 inline constexpr int width = 16;  // float lanes per register
 // One 16-lane accumulator per dot product: latency is hidden by computing several outputs at once
 // (dot_block), not by splitting one sum, so the order of a sum is the same in every tile shape.
@@ -159,9 +153,7 @@ inline ivec shift_right_i(ivec a, int bits) noexcept { return _mm512_srl_epi32(a
 inline ivec shift_left_i(ivec a, int bits) noexcept { return _mm512_sll_epi32(a, _mm_cvtsi32_si128(bits)); }
 inline vec to_vec(ivec a) noexcept { return _mm512_cvtepi32_ps(a); }
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+NEXTTOK_INTRINSICS_END
 
 #elif defined(NEXTTOK_KERNELS_AVX2)
 

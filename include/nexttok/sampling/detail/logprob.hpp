@@ -1,4 +1,5 @@
-// The log-probability a chain reports for the token it chose.
+// The log-probability a chain reports for the token it chose, and what a chain (sampler_chain,
+// dynamic_chain) keeps of its last sample.
 #pragma once
 
 #include <nexttok/sampling/candidates.hpp>
@@ -23,5 +24,36 @@ inline float chosen_logprob(const candidates& c, token_id token) noexcept {
     for (float l : c.logits) sum += std::exp(l - max_l);
     return (c.logits[pos] - max_l) - std::log(sum);
 }
+
+// The last sample of a chain: the candidate set as the selector saw it, the token chosen, and that
+// token's log-probability, computed on the first logprob() after a sample (a log-sum-exp over the
+// survivors: 128k exp() for a greedy chain over a full vocabulary, so a caller that never asks never
+// pays for it) and then cached.
+struct last_sample {
+    candidates set;  // filled and processed by the chain before its selector runs
+
+    void chose(token_id t) noexcept {
+        token = t;
+        pending = true;
+    }
+    void reset() noexcept {
+        token = no_token;
+        pending = false;
+        value = 0.0f;
+    }
+    // 0 before any sample.
+    float logprob() const noexcept {
+        if (pending) {
+            value = chosen_logprob(set, token);
+            pending = false;
+        }
+        return value;
+    }
+
+private:
+    token_id token = no_token;
+    mutable bool pending = false;
+    mutable float value = 0.0f;
+};
 
 }  // namespace nexttok::detail
