@@ -23,6 +23,9 @@
 
 namespace nexttok::detail::simd {
 
+// The path of the float kernels this translation unit compiles ("avx512", "avx2", "portable").
+inline constexpr const char* backend_name = isa::float_kernels;
+
 template <class T>
 inline float to_float(T v) noexcept {
     return static_cast<float>(v);
@@ -75,7 +78,6 @@ struct prefetch_cursor {
 
 NEXTTOK_INTRINSICS_BEGIN  // detail/isa.hpp
 
-    inline constexpr const char* backend_name = "avx512";
 inline constexpr int width = 16;  // float lanes per register
 // One 16-lane accumulator per dot product: latency is hidden by computing several outputs at once
 // (dot_block), not by splitting one sum, so the order of a sum is the same in every tile shape.
@@ -157,7 +159,6 @@ NEXTTOK_INTRINSICS_END
 
 #elif defined(NEXTTOK_KERNELS_AVX2)
 
-inline constexpr const char* backend_name = "avx2";
 inline constexpr int width = 8;
 inline constexpr int accumulators = 2;  // two 8-lane halves emulate AVX-512's 16 lanes
 using vec = __m256;
@@ -216,7 +217,6 @@ inline vec to_vec(ivec a) noexcept { return _mm256_cvtepi32_ps(a); }
 
 #else
 
-inline constexpr const char* backend_name = "portable";
 inline constexpr int width = 1;
 inline constexpr int accumulators = 4;
 using vec = float;
