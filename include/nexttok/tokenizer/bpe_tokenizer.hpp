@@ -22,9 +22,9 @@
 #pragma once
 
 #include <nexttok/error.hpp>
-#include <nexttok/tokenizer/decode_state.hpp>
 #include <nexttok/tokenizer/detail/bpe_merge.hpp>
 #include <nexttok/tokenizer/detail/byte_level.hpp>
+#include <nexttok/tokenizer/detail/piece_tokenizer.hpp>
 #include <nexttok/tokenizer/detail/special_partition.hpp>
 #include <nexttok/tokenizer/pre_tokenizer.hpp>
 #include <nexttok/tokenizer/vocabulary.hpp>
@@ -32,7 +32,6 @@
 
 #include <array>
 #include <cstddef>
-#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,7 +45,9 @@ struct bpe_options {
     bool add_eos = false;        // the model's default at the end of a prompt (tokenizer.ggml.add_eos_token)
 };
 
-class bpe_tokenizer {
+// decode_piece, decode, token_to_piece and vocab() are those of detail::piece_tokenizer: normal tokens
+// through the inverse byte table, added tokens as their text, control tokens as nothing.
+class bpe_tokenizer : public detail::piece_tokenizer {
 public:
     // merges: in rank order (the first merges first). invalid_argument_error when a rule names an id
     // outside the vocabulary or its result is not the concatenation of its two parts. Loaders check
@@ -54,14 +55,15 @@ public:
     // A rule whose result is a control, unknown or byte token is ignored: plain text never turns
     // into those by merging.
     bpe_tokenizer(vocabulary vocab, const std::vector<bpe_merge>& merges, pre_tokenizer pre, bpe_options options)
-            : vocab_(std::move(vocab)), ranks_(checked(vocab_, merges)), pre_(std::move(pre)), options_(options) {
+            : piece_tokenizer(std::move(vocab), make_piece, [](const token_data&) { return false; }),
+              ranks_(checked(vocab_, merges)),
+              pre_(std::move(pre)),
+              options_(options) {
         const auto& table = detail::byte_level_table::get();
         for (unsigned b = 0; b < 256; ++b) {
             const token_id id = vocab_.find(table.symbol(static_cast<unsigned char>(b)));
             byte_symbols_[b] = id != no_token && is_mergeable(vocab_[id].type) ? id : no_token;
         }
-        pieces_.reserve(vocab_.size());
-        for (std::size_t i = 0; i < vocab_.size(); ++i) pieces_.push_back(make_piece(vocab_[static_cast<token_id>(i)]));
     }
 
     // Token ids of `text`, with BOS first when add_bos (invalid_argument_error when there is no BOS).
@@ -69,12 +71,7 @@ public:
     // characters (every GPT-2 style vocabulary does); a byte without one becomes <unk> if there is
     // one and is dropped otherwise, as HF and llama.cpp do.
     std::vector<token_id> encode(std::string_view text, bool add_bos, bool parse_special = false) const {
-        std::vector<token_id> out;
-        if (add_bos) {
-            if (vocab_.bos() == no_token)
-                throw invalid_argument_error("encode: add_bos, but the vocabulary has no BOS token");
-            out.push_back(vocab_.bos());
-        }
+        std::vector<token_id> out = bos_prefix(add_bos);
         if (text.empty()) return out;
 
         detail::bpe_word_merger merger(ranks_);
@@ -91,24 +88,6 @@ public:
         return out;
     }
 
-    // Appends the bytes of `id` to out. invalid_argument_error for an id outside the vocabulary,
-    // before out or state change. Byte-level BPE has no start-of-text rule.
-    void decode_piece(token_id id, decode_state& state, std::string& out) const {
-        vocab_.check_id(id);
-        const std::string& piece = pieces_[static_cast<std::size_t>(id)];
-        out += piece;
-        if (!piece.empty()) state.at_start = false;
-    }
-
-    std::string decode(std::span<const token_id> tokens) const { return decode_tokens(*this, tokens); }
-
-    // The raw bytes of one token: " world" for "Ġworld", "" for a control token.
-    std::string token_to_piece(token_id id) const {
-        vocab_.check_id(id);
-        return pieces_[static_cast<std::size_t>(id)];
-    }
-
-    const vocabulary& vocab() const noexcept { return vocab_; }
     const bpe_options& options() const noexcept { return options_; }
     const pre_tokenizer& pre() const noexcept { return pre_; }
     // The number of distinct merge rules in use.
@@ -177,12 +156,10 @@ private:
         merger.merge_into(out);
     }
 
-    vocabulary vocab_;
     detail::bpe_ranks ranks_;
     pre_tokenizer pre_;
     bpe_options options_;
     std::array<token_id, 256> byte_symbols_{};  // byte -> the token of its byte-level character, or no_token
-    std::vector<std::string> pieces_;           // (vocab_size) decoded bytes of each token
 };
 
 }  // namespace nexttok

@@ -18,14 +18,13 @@
 #pragma once
 
 #include <nexttok/error.hpp>
-#include <nexttok/tokenizer/decode_state.hpp>
+#include <nexttok/tokenizer/detail/piece_tokenizer.hpp>
 #include <nexttok/tokenizer/detail/special_partition.hpp>
 #include <nexttok/tokenizer/detail/spm_merge.hpp>
 #include <nexttok/tokenizer/vocabulary.hpp>
 #include <nexttok/types.hpp>
 
 #include <cstddef>
-#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,33 +38,24 @@ struct spm_options {
     bool add_eos = false;          // the model's default at the end of a prompt (tokenizer.ggml.add_eos_token)
 };
 
-class spm_tokenizer {
+// decode_piece, decode, token_to_piece and vocab() are those of detail::piece_tokenizer, with the
+// dummy-prefix rule when add_space_prefix is set.
+class spm_tokenizer : public detail::piece_tokenizer {
 public:
     // The escaped space: SentencePiece's "▁" (U+2581 LOWER ONE EIGHTH BLOCK).
     static constexpr std::string_view space_symbol = "\xE2\x96\x81";
     // What SentencePiece prints for <unk>: " ⁇ " (U+2047 between spaces).
     static constexpr std::string_view unknown_surface = " \xE2\x81\x87 ";
 
-    spm_tokenizer(vocabulary vocab, spm_options options) : vocab_(std::move(vocab)), options_(options) {
-        pieces_.reserve(vocab_.size());
-        leading_space_.reserve(vocab_.size());
-        for (std::size_t i = 0; i < vocab_.size(); ++i) {
-            const token_data& t = vocab_[static_cast<token_id>(i)];
-            pieces_.push_back(make_piece(t));
-            leading_space_.push_back(t.type != token_type::byte && t.type != token_type::control &&
-                                     t.type != token_type::unknown && t.text.starts_with(space_symbol));
-        }
-    }
+    spm_tokenizer(vocabulary vocab, spm_options options)
+            : piece_tokenizer(std::move(vocab), make_piece,
+                              [&](const token_data& t) { return options.add_space_prefix && has_dummy_prefix(t); }),
+              options_(options) {}
 
     // Token ids of `text`, with BOS first when add_bos (invalid_argument_error when there is no BOS).
     // Invalid UTF-8 is encoded byte by byte through the byte-fallback tokens.
     std::vector<token_id> encode(std::string_view text, bool add_bos, bool parse_special = false) const {
-        std::vector<token_id> out;
-        if (add_bos) {
-            if (vocab_.bos() == no_token)
-                throw invalid_argument_error("encode: add_bos, but the vocabulary has no BOS token");
-            out.push_back(vocab_.bos());
-        }
+        std::vector<token_id> out = bos_prefix(add_bos);
         // An empty text has no fragment, so no dummy prefix either (llama.cpp, and SentencePiece: "" -> []).
         if (text.empty()) return out;
 
@@ -91,32 +81,15 @@ public:
         return out;
     }
 
-    // Appends the text of `id` to out and advances state. invalid_argument_error for an id outside
-    // the vocabulary, before out or state change.
-    void decode_piece(token_id id, decode_state& state, std::string& out) const {
-        vocab_.check_id(id);
-        const std::string& piece = pieces_[static_cast<std::size_t>(id)];
-        if (state.at_start && options_.add_space_prefix && leading_space_[static_cast<std::size_t>(id)]) {
-            out.append(piece, 1);  // the piece starts with the ' ' that was "▁"
-            state.at_start = false;
-            return;
-        }
-        out += piece;
-        if (!piece.empty()) state.at_start = false;
-    }
-
-    std::string decode(std::span<const token_id> tokens) const { return decode_tokens(*this, tokens); }
-
-    // The bytes of one token, without the start-of-text rule: " Hello" for "▁Hello".
-    std::string token_to_piece(token_id id) const {
-        vocab_.check_id(id);
-        return pieces_[static_cast<std::size_t>(id)];
-    }
-
-    const vocabulary& vocab() const noexcept { return vocab_; }
     const spm_options& options() const noexcept { return options_; }
 
 private:
+    // The text starts with "▁" that decode may drop (a text token, not a byte, control or <unk>).
+    static bool has_dummy_prefix(const token_data& t) noexcept {
+        return t.type != token_type::byte && t.type != token_type::control && t.type != token_type::unknown &&
+               t.text.starts_with(space_symbol);
+    }
+
     static std::string make_piece(const token_data& t) {
         switch (t.type) {
             case token_type::control:
@@ -141,10 +114,7 @@ private:
         return piece;
     }
 
-    vocabulary vocab_;
     spm_options options_;
-    std::vector<std::string> pieces_;  // (vocab_size) decoded bytes of each token
-    std::vector<bool> leading_space_;  // (vocab_size) the text starts with "▁" that decode may drop
 };
 
 }  // namespace nexttok
