@@ -133,11 +133,11 @@ TEST_F(json_readers, tokenizer_json_quotes_a_bad_merge_short) {
     // 60 levels are allowed, and the merge is quoted, not dumped whole.
     const auto deep = write("tokenizer.json", small_tokenizer_json("[" + nested_json_arrays(60) + "]"));
     expect_short_error([&] { (void)load_hf_tokenizer(deep); },
-                       {"tokenizer.json: 'model.merges[0]'", "[[[[[[[[[...]]]]]]]]]"});
+                       {"tokenizer.json: key 'model.merges[0]'", "[[[[[[[[[...]]]]]]]]]"});
     std::string ones = "1";
     for (int i = 0; i < 100'000; ++i) ones += ",1";
     const auto wide = write("tokenizer.json", small_tokenizer_json("[[" + ones + "]]"));
-    expect_short_error([&] { (void)load_hf_tokenizer(wide); }, {"tokenizer.json: 'model.merges[0]'", "found [1,1"});
+    expect_short_error([&] { (void)load_hf_tokenizer(wide); }, {"tokenizer.json: key 'model.merges[0]'", "found [1,1"});
     // A number of 200 000 digits overflows a double: nlohmann's out_of_range, reported as a format_error.
     const auto huge = write("tokenizer.json", small_tokenizer_json("[" + std::string(200'000, '1') + "]"));
     expect_short_error([&] { (void)load_hf_tokenizer(huge); }, {"tokenizer.json: not valid JSON", "number overflow"});
@@ -158,7 +158,7 @@ TEST_F(json_readers, tokenizer_config_json_nested_a_million_levels) {
     // A long token name is quoted short.
     write("tokenizer_config.json", "{\"eos_token\": \"" + std::string(100'000, 'e') + "\"}");
     expect_short_error([&] { (void)load_hf_tokenizer(tokenizer_json); },
-                       {"tokenizer_config.json: 'eos_token': expected a token of the vocabulary, found 'eeee"});
+                       {"tokenizer_config.json: key 'eos_token': expected a token of the vocabulary, found 'eeee"});
     // A template that nests 64 levels is still read (the limit is a depth, not a size).
     write("tokenizer_config.json", "{\"x\": " + nested_json_arrays(63) + ", \"chat_template\": \"{{ 1 }}\"}");
     EXPECT_TRUE(load_chat_template_from_tokenizer_config(config).has_value());
@@ -169,7 +169,7 @@ TEST_F(json_readers, gpt2_encoder_json_nested_a_million_levels) {
     const auto merges = write("vocab.bpe", "#version: 0.2\n");
     expect_short_error([&] { (void)load_gpt2_tokenizer(encoder, merges); }, {"encoder.json", "deeper than 64 levels"});
     write("encoder.json", "{\"" + std::string(100'000, 'k') + "\": -1}");
-    expect_short_error([&] { (void)load_gpt2_tokenizer(encoder, merges); }, {"encoder.json: 'kkkk", "found -1"});
+    expect_short_error([&] { (void)load_gpt2_tokenizer(encoder, merges); }, {"encoder.json: key 'kkkk", "found -1"});
 }
 
 }  // namespace

@@ -273,17 +273,18 @@ TEST_F(hf_tokenizer_file, special_tokens_outside_the_vocabulary_name_their_sourc
                             {"single", json::array({{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}},
                                                     {{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
                                                     {{"SpecialToken", {{"id", "</s>"}, {"type_id", 0}}}}})}};
-    expect_error_of("processor.json", small([&](json& j) { j["post_processor"] = processor; }).dump(),
-                    {"processor.json: 'post_processor.single[0].SpecialToken.id': expected a token of the vocabulary, "
-                     "found '<s>'"});
+    expect_error_of(
+        "processor.json", small([&](json& j) { j["post_processor"] = processor; }).dump(),
+        {"processor.json: key 'post_processor.single[0].SpecialToken.id': expected a token of the vocabulary, "
+         "found '<s>'"});
     expect_error_of("unk.json", small([](json& j) { j["model"]["unk_token"] = "<unk>"; }).dump(),
-                    {"unk.json: 'model.unk_token': expected a token of the vocabulary, found '<unk>'"});
+                    {"unk.json: key 'model.unk_token': expected a token of the vocabulary, found '<unk>'"});
     // tokenizer_config.json overrides the post-processor's tokens, and its own are checked as well.
     write_json(dir_.path() / "tokenizer_config.json",
                {{"bos_token", "<|end|>"}, {"eos_token", {{"content", "<|im_end|>"}}}});
     expect_error_of(
         "configured.json", small([&](json& j) { j["post_processor"] = processor; }).dump(),
-        {"tokenizer_config.json: 'eos_token.content': expected a token of the vocabulary, found '<|im_end|>'"});
+        {"tokenizer_config.json: key 'eos_token.content': expected a token of the vocabulary, found '<|im_end|>'"});
     write_json(dir_.path() / "tokenizer_config.json", {{"bos_token", "<|end|>"}, {"eos_token", "<|end|>"}});
     const tokenizer tok = load_hf_tokenizer(dir_.path() / "configured.json");
     EXPECT_EQ(tok.bos(), 257);

@@ -1,14 +1,16 @@
 // Builds a model from a GGUF file of a known architecture (architecture.hpp): hyper-parameters
-// from the `<arch>.*` keys, weights as views into the mapping. Tensors follow llama.cpp's names,
-// shared by every family (token_embd, blk.N.attn_q, ..., output_norm, output); biases are loaded
-// when present, a fused blk.N.attn_qkv is split into Q, K and V views, and no `output.weight`
-// means the classifier is tied to the token embedding.
+// from the `<arch>.*` keys, weights as views into the mapping, read through the architecture's
+// tensor table. Tensors follow llama.cpp's names, shared by every family (token_embd, blk.N.attn_q,
+// ..., output_norm, output); optional biases are loaded when present, a fused blk.N.attn_qkv is
+// split into Q, K and V views, and no `output.weight` means the classifier is tied to the token
+// embedding.
 #pragma once
 
 #include <nexttok/error.hpp>
 #include <nexttok/io/gguf.hpp>
 #include <nexttok/model/architecture.hpp>
 #include <nexttok/model/detail/weight_checks.hpp>
+#include <nexttok/model/detail/weight_table.hpp>
 #include <nexttok/model/load_options.hpp>
 #include <nexttok/model/model.hpp>
 #include <nexttok/model/tensor_check.hpp>
@@ -115,33 +117,22 @@ inline model_config read_gguf_config(const gguf_file& g) {
     return c;
 }
 
-// Rows [first, first + n) of a matrix, or elements [first, first + n) of a vector, as a view.
-inline tensor_view slice_rows(const tensor_view& t, std::uint64_t first, std::uint64_t n, const std::string& name) {
-    tensor_view s = t;
-    s.name = name;
-    const std::uint64_t row_bytes = t.n_dims == 1 ? t.n_bytes / t.ne[0] : t.row_bytes();
-    if (t.n_dims == 1)
-        s.ne[0] = n;
-    else
-        s.ne[1] = n;
-    s.data = t.data + first * row_bytes;
-    s.file_offset = t.file_offset + first * row_bytes;
-    s.n_bytes = n * row_bytes;
-    return s;
-}
+// A GGUF file's tensors as load_weight_table reads them: llama.cpp's names, "blk.N." for a layer.
+struct gguf_tensors {
+    const gguf_file& g;
 
-// Q, K and V (and their biases, when `bias` is not empty) as views of consecutive rows of a fused
-// (q_dim + 2 kv_dim, dim) matrix and its bias vector.
-inline void split_qkv(layer_weights& l, const tensor_view& qkv, const tensor_view& bias, std::uint64_t q_dim,
-                      std::uint64_t kv_dim) {
-    l.attn_q = slice_rows(qkv, 0, q_dim, qkv.name + "[q]");
-    l.attn_k = slice_rows(qkv, q_dim, kv_dim, qkv.name + "[k]");
-    l.attn_v = slice_rows(qkv, q_dim + kv_dim, kv_dim, qkv.name + "[v]");
-    if (bias.empty()) return;
-    l.attn_q_b = slice_rows(bias, 0, q_dim, bias.name + "[q]");
-    l.attn_k_b = slice_rows(bias, q_dim, kv_dim, bias.name + "[k]");
-    l.attn_v_b = slice_rows(bias, q_dim + kv_dim, kv_dim, bias.name + "[v]");
-}
+    std::string name(const tensor_entry& e, std::int64_t layer) const {
+        const std::string n(info(e.role).gguf);
+        return layer < 0 ? n : "blk." + std::to_string(layer) + "." + n;
+    }
+    bool has(const std::string& name) const { return g.find_tensor(name) != nullptr; }
+    tensor_view load(const std::string& name, const tensor_entry&, std::int64_t rows, std::int64_t cols) const {
+        const tensor_view* t = g.find_tensor(name);
+        if (t == nullptr) throw format_error(g.name() + ": tensor '" + name + "' is missing");
+        check_weight(g.name(), *t, rows, cols);
+        return *t;
+    }
+};
 
 }  // namespace detail
 
@@ -152,59 +143,11 @@ inline std::shared_ptr<const model> load_gguf_model(const std::filesystem::path&
     gguf_file g(path);
     const model_config c = detail::read_gguf_config(g);
     const std::string file = g.name();
-    auto required = [&](const std::string& name, std::int64_t rows, std::int64_t cols) {
-        const tensor_view* t = g.find_tensor(name);
-        if (t == nullptr) throw format_error(file + ": tensor '" + name + "' is missing");
-        detail::check_weight(file, *t, rows, cols);
-        return *t;
-    };
-    auto optional = [&](const std::string& name, std::int64_t rows, std::int64_t cols) {
-        return g.find_tensor(name) != nullptr ? required(name, rows, cols) : tensor_view{};
-    };
-    const bool layer_norm = c.norm == norm_kind::layer;
+    const architecture_traits a = *find_architecture(c.architecture);
     model_weights w;
-    w.token_embd = required("token_embd.weight", c.vocab_size, c.dim);
-    if (c.positions == position_kind::learned) {
-        const tensor_view* p = g.find_tensor("position_embd.weight");
-        if (p == nullptr)
-            throw format_error(file + ": tensor 'position_embd.weight' is missing (architecture " + c.architecture +
-                               " learns its positions)");
-        w.position_embd =
-            required("position_embd.weight", static_cast<std::int64_t>(p->n_dims == 2 ? p->ne[1] : 0), c.dim);
-    }
-    w.output_norm = required("output_norm.weight", 0, c.dim);
-    if (layer_norm) w.output_norm_b = required("output_norm.bias", 0, c.dim);
-    w.output = c.tied_output ? w.token_embd : required("output.weight", c.vocab_size, c.dim);
-    w.layers.resize(static_cast<std::size_t>(c.n_layers));
-    for (std::int64_t i = 0; i < c.n_layers; ++i) {
-        const std::string p = "blk." + std::to_string(i) + ".";
-        layer_weights& l = w.layers[static_cast<std::size_t>(i)];
-        l.attn_norm = required(p + "attn_norm.weight", 0, c.dim);
-        l.ffn_norm = required(p + "ffn_norm.weight", 0, c.dim);
-        if (layer_norm) {
-            l.attn_norm_b = required(p + "attn_norm.bias", 0, c.dim);
-            l.ffn_norm_b = required(p + "ffn_norm.bias", 0, c.dim);
-        }
-        if (g.find_tensor(p + "attn_qkv.weight") != nullptr) {
-            const std::int64_t rows = c.q_dim() + 2 * c.kv_dim();
-            detail::split_qkv(l, required(p + "attn_qkv.weight", rows, c.dim), optional(p + "attn_qkv.bias", 0, rows),
-                              static_cast<std::uint64_t>(c.q_dim()), static_cast<std::uint64_t>(c.kv_dim()));
-        } else {
-            l.attn_q = required(p + "attn_q.weight", c.q_dim(), c.dim);
-            l.attn_k = required(p + "attn_k.weight", c.kv_dim(), c.dim);
-            l.attn_v = required(p + "attn_v.weight", c.kv_dim(), c.dim);
-            l.attn_q_b = optional(p + "attn_q.bias", 0, c.q_dim());
-            l.attn_k_b = optional(p + "attn_k.bias", 0, c.kv_dim());
-            l.attn_v_b = optional(p + "attn_v.bias", 0, c.kv_dim());
-        }
-        l.attn_output = required(p + "attn_output.weight", c.dim, c.q_dim());
-        l.attn_output_b = optional(p + "attn_output.bias", 0, c.dim);
-        if (c.mlp == mlp_kind::swiglu) l.ffn_gate = required(p + "ffn_gate.weight", c.hidden_dim, c.dim);
-        l.ffn_up = required(p + "ffn_up.weight", c.hidden_dim, c.dim);
-        l.ffn_up_b = optional(p + "ffn_up.bias", 0, c.hidden_dim);
-        l.ffn_down = required(p + "ffn_down.weight", c.dim, c.hidden_dim);
-        l.ffn_down_b = optional(p + "ffn_down.bias", 0, c.dim);
-    }
+    detail::gguf_tensors tensors{g};
+    detail::load_weight_table(a, c, tensors, w);
+    w.output = c.tied_output ? w.token_embd : tensors.load("output.weight", {}, c.vocab_size, c.dim);
     check_weights(file, w, options);
     return std::make_shared<const model>(c, std::move(w), model::source(std::move(g)));
 }

@@ -10,12 +10,12 @@
 #pragma once
 
 #include <nexttok/error.hpp>
-#include <nexttok/io/json_limits.hpp>
+#include <nexttok/io/json_file.hpp>
 #include <nexttok/io/safetensors.hpp>
 #include <nexttok/model/architecture.hpp>
 #include <nexttok/model/detail/hf_config.hpp>
 #include <nexttok/model/detail/weight_checks.hpp>
-#include <nexttok/model/gguf_loader.hpp>
+#include <nexttok/model/detail/weight_table.hpp>
 #include <nexttok/model/load_options.hpp>
 #include <nexttok/model/model.hpp>
 #include <nexttok/model/tensor_check.hpp>
@@ -69,12 +69,12 @@ inline void transpose_into(const tensor_view& t, std::size_t elem, std::byte* ou
             std::memcpy(out + (c * in_rows + r) * elem, t.data + (r * in_cols + c) * elem, elem);
 }
 
-// The tensors of a directory's shards by name, as the loader asks for them: under the config's
-// prefixes ("model." ...), checked against the shape the model config implies, with GPT-2's
-// Conv1D weights transposed into buffers that `files` owns.
+// The tensors of a directory's shards as load_weight_table reads them: the architecture's Hugging
+// Face names, under its prefixes ("model." ...), checked against the shape the model config
+// implies, with GPT-2's Conv1D weights transposed into buffers that `files` owns.
 class hf_tensors {
 public:
-    hf_tensors(const hf_model_config& hc, model::hf_files& files) : hc_(hc), files_(files) {
+    hf_tensors(const hf_config_keys& keys, model::hf_files& files) : keys_(keys), files_(files) {
         for (const safetensors_file& s : files.shards)
             for (const tensor_view& t : s.tensors()) {
                 by_name_[t.name] = &t;
@@ -82,36 +82,25 @@ public:
             }
     }
 
-    // The tensor `name` under the first prefix that has it, or null.
-    const tensor_view* find(const std::string& name) const {
-        for (const std::string& p : hc_.prefixes)
-            if (auto it = by_name_.find(p + name); it != by_name_.end()) return it->second;
-        return nullptr;
+    std::string name(const tensor_entry& e, std::int64_t layer) const {
+        if (e.hf.empty()) return {};
+        return layer < 0 ? std::string(e.hf)
+                         : std::string(keys_.layer_prefix) + std::to_string(layer) + "." + std::string(e.hf);
     }
-    // `name` of (rows, cols) (rows 0: a vector of cols); format_error when it is missing or
-    // misshapen.
-    tensor_view required(const std::string& name, std::int64_t rows, std::int64_t cols) const {
+    bool has(const std::string& name) const { return find(name) != nullptr; }
+    // `name` of (rows, cols) (rows 0: a vector of cols), transposed if the entry is stored as
+    // Conv1D; format_error when it is missing or misshapen.
+    tensor_view load(const std::string& name, const tensor_entry& e, std::int64_t rows, std::int64_t cols) {
         const tensor_view* t = find(name);
         if (t == nullptr)
-            throw format_error(files_.dir.filename().string() + ": tensor '" + hc_.prefixes.front() + name +
+            throw format_error(files_.dir.filename().string() + ": tensor '" + std::string(keys_.prefix) + name +
                                "' is missing");
-        check_weight(shard_of_.at(t->name), *t, rows, cols);
-        return *t;
-    }
-    tensor_view optional(const std::string& name, std::int64_t rows, std::int64_t cols) const {
-        return find(name) != nullptr ? required(name, rows, cols) : tensor_view{};
-    }
-    // GPT-2's Conv1D weights, stored (in, out): checked as such, then transposed to (out, in).
-    tensor_view conv1d(const std::string& name, std::int64_t out, std::int64_t in) {
-        const tensor_view stored = required(name, in, out);
-        const std::size_t elem = stored.n_bytes / stored.n_elements();
-        model::memory_buffer& buf =
-            files_.converted.emplace_back(model::memory_buffer::allocate(stored.n_bytes, stored.name));
-        transpose_into(stored, elem, buf.bytes.get());
-        tensor_view t = stored;
-        t.ne = {static_cast<std::uint64_t>(in), static_cast<std::uint64_t>(out), 1, 1};
-        t.data = buf.bytes.get();
-        return t;
+        if (!e.hf_conv1d || rows == 0) {
+            check_weight(shard_of_.at(t->name), *t, rows, cols);
+            return *t;
+        }
+        check_weight(shard_of_.at(t->name), *t, cols, rows);  // stored (in, out)
+        return transposed(*t);
     }
     // lm_head.weight, which sits outside the prefixes, or null; checked as (vocab_size, dim).
     const tensor_view* lm_head(const model_config& c) const {
@@ -122,46 +111,28 @@ public:
     }
 
 private:
-    const hf_model_config& hc_;
+    // The tensor `name` under the first prefix that has it, or null.
+    const tensor_view* find(const std::string& name) const {
+        if (auto it = by_name_.find(std::string(keys_.prefix) + name); it != by_name_.end()) return it->second;
+        if (auto it = by_name_.find(name); keys_.unprefixed_too && it != by_name_.end()) return it->second;
+        return nullptr;
+    }
+    tensor_view transposed(const tensor_view& stored) {
+        const std::size_t elem = stored.n_bytes / stored.n_elements();
+        model::memory_buffer& buf =
+            files_.converted.emplace_back(model::memory_buffer::allocate(stored.n_bytes, stored.name));
+        transpose_into(stored, elem, buf.bytes.get());
+        tensor_view t = stored;
+        t.ne = {stored.ne[1], stored.ne[0], 1, 1};
+        t.data = buf.bytes.get();
+        return t;
+    }
+
+    const hf_config_keys& keys_;
     model::hf_files& files_;
     std::map<std::string, const tensor_view*, std::less<>> by_name_;
     std::map<std::string, std::string, std::less<>> shard_of_;
 };
-
-// Layer i of GPT2LMHeadModel: LayerNorm, fused QKV and MLP as Conv1D, every projection biased.
-inline void hf_gpt2_layer(hf_tensors& t, const model_config& c, std::int64_t i, layer_weights& l) {
-    const std::string p = "h." + std::to_string(i) + ".";
-    l.attn_norm = t.required(p + "ln_1.weight", 0, c.dim);
-    l.attn_norm_b = t.required(p + "ln_1.bias", 0, c.dim);
-    const std::int64_t qkv_rows = c.q_dim() + 2 * c.kv_dim();
-    split_qkv(l, t.conv1d(p + "attn.c_attn.weight", qkv_rows, c.dim), t.required(p + "attn.c_attn.bias", 0, qkv_rows),
-              static_cast<std::uint64_t>(c.q_dim()), static_cast<std::uint64_t>(c.kv_dim()));
-    l.attn_output = t.conv1d(p + "attn.c_proj.weight", c.dim, c.q_dim());
-    l.attn_output_b = t.required(p + "attn.c_proj.bias", 0, c.dim);
-    l.ffn_norm = t.required(p + "ln_2.weight", 0, c.dim);
-    l.ffn_norm_b = t.required(p + "ln_2.bias", 0, c.dim);
-    l.ffn_up = t.conv1d(p + "mlp.c_fc.weight", c.hidden_dim, c.dim);
-    l.ffn_up_b = t.required(p + "mlp.c_fc.bias", 0, c.hidden_dim);
-    l.ffn_down = t.conv1d(p + "mlp.c_proj.weight", c.dim, c.hidden_dim);
-    l.ffn_down_b = t.required(p + "mlp.c_proj.bias", 0, c.dim);
-}
-
-// Layer i of LlamaForCausalLM (and Mistral's, Qwen2's: the same names, Qwen2 with Q/K/V biases).
-inline void hf_llama_layer(const hf_tensors& t, const model_config& c, std::int64_t i, layer_weights& l) {
-    const std::string p = "layers." + std::to_string(i) + ".";
-    l.attn_norm = t.required(p + "input_layernorm.weight", 0, c.dim);
-    l.attn_q = t.required(p + "self_attn.q_proj.weight", c.q_dim(), c.dim);
-    l.attn_k = t.required(p + "self_attn.k_proj.weight", c.kv_dim(), c.dim);
-    l.attn_v = t.required(p + "self_attn.v_proj.weight", c.kv_dim(), c.dim);
-    l.attn_q_b = t.optional(p + "self_attn.q_proj.bias", 0, c.q_dim());
-    l.attn_k_b = t.optional(p + "self_attn.k_proj.bias", 0, c.kv_dim());
-    l.attn_v_b = t.optional(p + "self_attn.v_proj.bias", 0, c.kv_dim());
-    l.attn_output = t.required(p + "self_attn.o_proj.weight", c.dim, c.q_dim());
-    l.ffn_norm = t.required(p + "post_attention_layernorm.weight", 0, c.dim);
-    l.ffn_gate = t.required(p + "mlp.gate_proj.weight", c.hidden_dim, c.dim);
-    l.ffn_up = t.required(p + "mlp.up_proj.weight", c.hidden_dim, c.dim);
-    l.ffn_down = t.required(p + "mlp.down_proj.weight", c.dim, c.hidden_dim);
-}
 
 }  // namespace detail
 
@@ -175,26 +146,9 @@ inline std::shared_ptr<const model> load_hf_model(const std::filesystem::path& d
     model::hf_files files;
     files.dir = dir.filename().empty() ? dir.parent_path() : dir;
     files.shards = detail::open_shards(dir);
-    detail::hf_tensors t(hc, files);
-
+    detail::hf_tensors t(hc.architecture.hf, files);
     model_weights w;
-    const bool gpt2 = c.architecture == "gpt2";
-    w.token_embd = t.required(gpt2 ? "wte.weight" : "embed_tokens.weight", c.vocab_size, c.dim);
-    w.layers.resize(static_cast<std::size_t>(c.n_layers));
-    for (std::int64_t i = 0; i < c.n_layers; ++i) {
-        layer_weights& l = w.layers[static_cast<std::size_t>(i)];
-        if (gpt2)
-            detail::hf_gpt2_layer(t, c, i, l);
-        else
-            detail::hf_llama_layer(t, c, i, l);
-    }
-    if (gpt2) {
-        w.position_embd = t.required("wpe.weight", c.max_seq_len, c.dim);
-        w.output_norm = t.required("ln_f.weight", 0, c.dim);
-        w.output_norm_b = t.required("ln_f.bias", 0, c.dim);
-    } else {
-        w.output_norm = t.required("norm.weight", 0, c.dim);
-    }
+    detail::load_weight_table(hc.architecture, c, t, w);
     model_config final_config = c;
     const tensor_view* head = c.tied_output ? nullptr : t.lm_head(c);  // outside the prefixes
     final_config.tied_output = head == nullptr;

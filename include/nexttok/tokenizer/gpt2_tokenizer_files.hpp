@@ -15,7 +15,7 @@
 #include <nexttok/io/json_limits.hpp>
 #include <nexttok/io/mapped_file.hpp>
 #include <nexttok/tokenizer/bpe_tokenizer.hpp>
-#include <nexttok/tokenizer/detail/json_file.hpp>
+#include <nexttok/io/json_file.hpp>
 #include <nexttok/tokenizer/detail/merge_rules.hpp>
 #include <nexttok/tokenizer/pre_tokenizer.hpp>
 #include <nexttok/tokenizer/tokenizer.hpp>
@@ -74,7 +74,7 @@ namespace detail {
 inline std::vector<token_data> read_gpt2_encoder(const std::filesystem::path& path) {
     const nlohmann::json j = read_json_file(path);
     const json_fields f(path.filename().string());
-    f.object(j, "(top level)");
+    f.object(j, "");
     std::vector<token_data> tokens(j.size());
     std::vector<bool> seen(j.size(), false);
     for (auto it = j.begin(); it != j.end(); ++it) {
@@ -87,7 +87,7 @@ inline std::vector<token_data> read_gpt2_encoder(const std::filesystem::path& pa
         seen[static_cast<std::size_t>(id)] = true;
         tokens[static_cast<std::size_t>(id)].text = text;
     }
-    if (tokens.empty()) f.fail("(top level)", "at least one token");
+    if (tokens.empty()) f.fail("", "at least one token");
     return tokens;
 }
 

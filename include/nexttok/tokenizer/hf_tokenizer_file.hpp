@@ -26,7 +26,7 @@
 #include <nexttok/error.hpp>
 #include <nexttok/io/json_limits.hpp>
 #include <nexttok/tokenizer/bpe_tokenizer.hpp>
-#include <nexttok/tokenizer/detail/json_file.hpp>
+#include <nexttok/io/json_file.hpp>
 #include <nexttok/tokenizer/detail/merge_rules.hpp>
 #include <nexttok/tokenizer/pre_tokenizer.hpp>
 #include <nexttok/tokenizer/tokenizer.hpp>
@@ -271,7 +271,7 @@ inline void read_hf_config(const std::filesystem::path& path, hf_specials& out) 
     if (!std::filesystem::is_regular_file(path)) return;
     const json config = read_json_file(path);
     const json_fields f(path.filename().string());
-    f.object(config, "(top level)");
+    f.object(config, "");
     const auto token_text = [&](const char* key, std::string& text, hf_field& from) {
         const json* v = json_fields::find(config, key);
         if (v == nullptr) return;
@@ -291,12 +291,12 @@ inline void read_hf_config(const std::filesystem::path& path, hf_specials& out) 
 // beside it, if any).
 inline tokenizer load_hf_tokenizer(const std::filesystem::path& tokenizer_json) {
     using detail::json;
-    const json root = detail::read_json_file(tokenizer_json);
-    const detail::json_fields f(tokenizer_json.filename().string());
+    const json root = read_json_file(tokenizer_json);
+    const json_fields f(tokenizer_json.filename().string());
     if (!root.is_object())
         throw format_error(f.file() + ": expected a JSON object at the top level (a tokenizer.json), found " +
                            root.type_name());
-    const json* model = detail::json_fields::find(root, "model");
+    const json* model = json_fields::find(root, "model");
     if (model == nullptr) throw format_error(f.file() + ": key 'model' is missing: not a Hugging Face tokenizer.json");
     f.object(*model, "model");
     detail::check_hf_bpe_model(f, *model);
@@ -305,7 +305,7 @@ inline tokenizer load_hf_tokenizer(const std::filesystem::path& tokenizer_json) 
     std::vector<token_data> tokens = detail::read_hf_tokens(f, root, *model);
 
     detail::hf_specials specials;
-    if (const json* processor = detail::json_fields::find(root, "post_processor"))
+    if (const json* processor = json_fields::find(root, "post_processor"))
         detail::read_hf_template(f, *processor, "post_processor", specials);
     const std::filesystem::path config_path = tokenizer_json.parent_path() / "tokenizer_config.json";
     detail::read_hf_config(config_path, specials);
@@ -319,14 +319,13 @@ inline tokenizer load_hf_tokenizer(const std::filesystem::path& tokenizer_json) 
         if (text.empty()) return no_token;
         const auto it = std::ranges::find(tokens, text, &token_data::text);
         if (it == tokens.end())
-            detail::json_fields(from.file).fail(from.path,
-                                                "a token of the vocabulary, found '" + quote_text(text) + "'");
+            json_fields(from.file).fail(from.path, "a token of the vocabulary, found '" + quote_text(text) + "'");
         return static_cast<token_id>(it - tokens.begin());
     };
     special_token_ids special;
     special.bos = id_of(specials.bos, specials.bos_from);
     special.eos = id_of(specials.eos, specials.eos_from);
-    if (const json* unk = detail::json_fields::find(*model, "unk_token"))
+    if (const json* unk = json_fields::find(*model, "unk_token"))
         special.unk = id_of(f.string(*unk, "model.unk_token"), {f.file(), "model.unk_token"});
 
     vocabulary vocab(std::move(tokens), special);

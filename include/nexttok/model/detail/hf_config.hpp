@@ -2,7 +2,7 @@
 #pragma once
 
 #include <nexttok/error.hpp>
-#include <nexttok/io/json_limits.hpp>
+#include <nexttok/io/json_file.hpp>
 #include <nexttok/model/architecture.hpp>
 #include <nexttok/model/model_config.hpp>
 #include <nexttok/model/rope_scaling.hpp>
@@ -10,26 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <cmath>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace nexttok::detail {
-
-// Parses a JSON file that must hold an object, nested at most max_json_depth levels; io_error /
-// format_error naming the file.
-inline nlohmann::json read_json_object(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw io_error(path.string() + ": cannot open");
-    const std::string text((std::istreambuf_iterator<char>(in)), {});
-    const nlohmann::json j = parse_json_text(text, path.filename().string());
-    if (!j.is_object())
-        throw format_error(path.filename().string() + ": expected a JSON object, found " + std::string(j.type_name()));
-    return j;
-}
 
 // config.json's rope_scaling ({"rope_type" or "type": ..., ...}) as Hugging Face's
 // _compute_*_parameters and llama.cpp's converter read it: "default" (none); "linear" (factor);
@@ -102,78 +88,51 @@ inline rope_scaling_config read_hf_rope_scaling(const nlohmann::json& r, const m
 
 struct hf_model_config {
     model_config config;
-    std::vector<std::string> prefixes;  // where the decoder's tensors live ("model.", "transformer.", "")
+    architecture_traits architecture;  // its hf row names the tensors' prefixes and layout
 };
 
+// config.json through the keys of the family its "architectures"[0] names (architecture.hpp).
 inline hf_model_config read_hf_config(const std::filesystem::path& dir) {
-    const auto path = dir / "config.json";
-    const nlohmann::json j = read_json_object(path);
-    const std::string file = "config.json";
-    auto integer = [&](const char* key) -> std::int64_t {
-        if (!j.contains(key)) throw format_error(file + ": key '" + key + "' is missing");
-        if (!j[key].is_number_integer() || j[key].get<std::int64_t>() < 0)
-            throw format_error(file + ": key '" + key + "': expected a non-negative integer");
-        return j[key].get<std::int64_t>();
-    };
-    auto integer_or = [&](const char* key, std::int64_t fallback) {
-        return j.contains(key) && !j[key].is_null() ? integer(key) : fallback;
-    };
-    auto bool_or = [&](const char* key, bool fallback) {
-        if (!j.contains(key) || j[key].is_null()) return fallback;
-        if (!j[key].is_boolean()) throw format_error(file + ": key '" + key + "': expected true or false");
-        return j[key].get<bool>();
-    };
-    auto number_or = [&](const char* key, double fallback) {
-        if (!j.contains(key) || j[key].is_null()) return fallback;
-        if (!j[key].is_number()) throw format_error(file + ": key '" + key + "': expected a number");
-        return j[key].get<double>();
-    };
-    std::string arch;
-    if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
-        j["architectures"][0].is_string())
-        arch = j["architectures"][0].get<std::string>();
-    else
+    const nlohmann::json j = read_json_object(dir / "config.json");
+    const json_fields f("config.json");
+    const std::string& file = f.file();
+    const nlohmann::json* classes = json_fields::find(j, "architectures");
+    if (classes == nullptr || !classes->is_array() || classes->empty() || !(*classes)[0].is_string())
         throw format_error(file + ": key 'architectures': expected a list naming the model class");
+    const std::string& cls = (*classes)[0].get_ref<const std::string&>();
+    const auto a = find_hf_architecture(cls);
+    if (!a)
+        throw unsupported_error(file + ": architecture '" + quote_text(cls) + "' is not supported (expected one of " +
+                                known_hf_class_names() + ")");
+    const hf_config_keys& k = a->hf;
+    auto count = [&](std::string_view key) {
+        return f.count(f.require(j, key, key), key);
+    };
 
-    hf_model_config h;
+    hf_model_config h{{}, *a};
     model_config& c = h.config;
-    if (arch == "GPT2LMHeadModel") {
-        c.set_architecture(*find_architecture("gpt2"));
-        c.dim = integer("n_embd");
-        c.n_layers = integer("n_layer");
-        c.n_heads = integer("n_head");
-        c.n_kv_heads = c.n_heads;
-        c.max_seq_len = integer_or("n_positions", integer_or("n_ctx", 1024));
-        c.hidden_dim = integer_or("n_inner", 4 * c.dim);
-        c.norm_eps = static_cast<float>(number_or("layer_norm_epsilon", 1e-5));
-        c.tied_output = bool_or("tie_word_embeddings", true);  // GPT2Config's default
-        h.prefixes = {"transformer.", ""};
-    } else if (arch == "LlamaForCausalLM" || arch == "MistralForCausalLM" || arch == "Qwen2ForCausalLM") {
-        const bool qwen2 = arch == "Qwen2ForCausalLM";
-        c.set_architecture(*find_architecture(qwen2 ? "qwen2" : "llama"));
-        // HF keeps Q/K rows in rotate-half order: NeoX pairing, not GGUF's permuted adjacent pairs.
-        c.positions = position_kind::rope_neox;
-        c.dim = integer("hidden_size");
-        c.hidden_dim = integer("intermediate_size");
-        c.n_layers = integer("num_hidden_layers");
-        c.n_heads = integer("num_attention_heads");
-        c.n_kv_heads = integer_or("num_key_value_heads", c.n_heads);
-        c.max_seq_len = integer_or("max_position_embeddings", 2048);
-        c.rope_theta = static_cast<float>(number_or("rope_theta", 10000.0));
-        c.norm_eps = static_cast<float>(number_or("rms_norm_eps", 1e-6));
-        c.tied_output = bool_or("tie_word_embeddings", false);  // LlamaConfig's and Qwen2Config's default
-        h.prefixes = {"model."};
-    } else {
-        throw unsupported_error(
-            file + ": architecture '" + quote_text(arch) +
-            "' is not supported (expected LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM or GPT2LMHeadModel)");
-    }
-    c.vocab_size = integer("vocab_size");
+    c.set_architecture(*a);
+    // HF keeps Q/K rows in rotate-half order: NeoX pairing, not GGUF's permuted adjacent pairs.
+    if (c.positions != position_kind::learned) c.positions = position_kind::rope_neox;
+    c.dim = count(k.dim);
+    c.hidden_dim =
+        k.hidden_dim_per_dim > 0 ? f.count_or(j, k.hidden_dim, k.hidden_dim_per_dim * c.dim) : count(k.hidden_dim);
+    c.n_layers = count(k.n_layers);
+    c.n_heads = count(k.n_heads);
+    c.n_kv_heads = k.n_kv_heads.empty() ? c.n_heads : f.count_or(j, k.n_kv_heads, c.n_heads);
+    c.max_seq_len = k.max_seq_len_default;
+    for (auto key = k.max_seq_len.rbegin(); key != k.max_seq_len.rend(); ++key)
+        if (!key->empty()) c.max_seq_len = f.count_or(j, *key, c.max_seq_len);
+    if (!k.rope_theta.empty()) c.rope_theta = static_cast<float>(f.number_or(j, k.rope_theta, 10000.0));
+    c.norm_eps = static_cast<float>(f.number_or(j, k.norm_eps, k.norm_eps_default));
+    c.tied_output = f.flag_or(j, "tie_word_embeddings", k.tied_default);
+    c.vocab_size = count("vocab_size");
     if (c.n_heads == 0) throw format_error(file + ": the number of attention heads is 0");
-    c.head_dim = integer_or("head_dim", c.dim / c.n_heads);
+    c.head_dim = f.count_or(j, "head_dim", c.dim / c.n_heads);
     c.rope_dim = c.head_dim;
-    if (c.positions != position_kind::learned && j.contains("rope_scaling") && !j["rope_scaling"].is_null())
-        c.rope_scaling = read_hf_rope_scaling(j["rope_scaling"], c, file);
+    if (const nlohmann::json* r = json_fields::find(j, "rope_scaling");
+        r != nullptr && c.positions != position_kind::learned)
+        c.rope_scaling = read_hf_rope_scaling(*r, c, file);
     c.validate(file);
     return h;
 }
