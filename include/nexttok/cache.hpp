@@ -3,6 +3,7 @@
 // memory planner, and the no-cache baseline.
 #pragma once
 
+#include <nexttok/cache/contiguous_kv_cache.hpp>
 #include <nexttok/cache/kv_cache.hpp>
 #include <nexttok/cache/kv_planner.hpp>
 #include <nexttok/cache/kv_shape.hpp>

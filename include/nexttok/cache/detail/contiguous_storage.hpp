@@ -1,6 +1,7 @@
 // Key and value rows of one sequence, laid out (layer, position, n_kv_heads * head_dim), allocated
-// once. Shared by kv_cache and no_cache, which differ only in what generate() may assume, and by
-// q8_0_kv_cache, whose Element is a block of 32 values (a row is kv_dim / 32 blocks). Internal.
+// once. Shared by contiguous_kv_cache (kv_cache and no_cache, which differ only in what generate()
+// may assume) and by q8_0_kv_cache, whose Element is a block of 32 values (a row is kv_dim / 32
+// blocks). Internal.
 #pragma once
 
 #include <nexttok/cache/kv_planner.hpp>
