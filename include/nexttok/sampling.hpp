@@ -4,7 +4,8 @@
 //     epsilon_cutoff, eta_cutoff, penalties (repetition / frequency / presence), dry, no_repeat_ngram,
 //     logit_bias, banned_sequences, min_new_tokens;
 //   selectors: greedy, categorical, mirostat, mirostat_v2;
-//   sampler_chain (static), dynamic_chain + any_processor/any_selector (runtime), any_sampler,
+//   sampler_chain (static), dynamic_chain + any_processor/any_selector (runtime), any_sampler; a
+//     chain is also a processor, so chains nest;
 //   sampling_options + sampler_order + make_sampler (llama.cpp's chain and order, HF's as an option).
 #pragma once
 

@@ -2,7 +2,7 @@
 // copyable processor by value on the heap (one allocation at construction, none per token); each call
 // is one virtual dispatch, once per token, never per element. accept() and reset() forward when the
 // processor has them and do nothing otherwise; draws_random_numbers() reports the processor's trait
-// (concepts.hpp). Copying clones the processor with its state. A moved-from any_processor may only be
+// (concepts.hpp), or its own run-time answer when it has one (a chain). Copying clones the processor with its state. A moved-from any_processor may only be
 // assigned to or destroyed. Not thread-safe.
 #pragma once
 
@@ -48,7 +48,7 @@ private:
         template <class Arg>
         explicit model_(Arg&& arg) : processor(std::forward<Arg>(arg)) {}
         void apply(candidates& c) override { processor.apply(c); }
-        bool draws_random_numbers() const noexcept override { return draws_random_numbers_v<P>; }
+        bool draws_random_numbers() const noexcept override { return detail::draws_random_numbers(processor); }
         void accept(token_id token) override { detail::accept_if_supported(processor, token); }
         void reset() override { detail::reset_if_supported(processor); }
         std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(processor); }

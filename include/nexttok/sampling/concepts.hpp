@@ -100,5 +100,17 @@ void reset_if_supported(T& stage) {
     if constexpr (resets_state<T>) stage.reset();
 }
 
+// Whether stage.apply() draws random numbers: the stage's own answer when it knows it only at run
+// time from what it holds (any_processor, a chain used as a processor), else draws_random_numbers_v.
+template <class P>
+bool draws_random_numbers(const P& stage) noexcept {
+    if constexpr (requires {
+                      { stage.draws_random_numbers() } -> std::convertible_to<bool>;
+                  })
+        return stage.draws_random_numbers();
+    else
+        return draws_random_numbers_v<P>;
+}
+
 }  // namespace detail
 }  // namespace nexttok

@@ -8,6 +8,11 @@
 // virtual call per stage. Copyable (clones every stage with its state); not thread-safe.
 // distribution() + choose() split sample() in two as sampler_chain's do; has_distribution() says at
 // run time whether the stages allow it (a selector with a distribution, no processor drawing).
+//
+// Like sampler_chain, it is itself a processor: apply(c) runs its processors in order on c, so a
+// dynamic_chain can be one of the processors of another dynamic_chain or of a sampler_chain, and
+// either kind can be one of its processors, with the results of the flat chain. The nested chain's
+// selector is not used; accept() and reset() reach it all the same (see sampler_chain.hpp).
 #pragma once
 
 #include <nexttok/error.hpp>
@@ -32,12 +37,18 @@ public:
     dynamic_chain(std::vector<any_processor> processors, any_selector selector)
             : processors_(std::move(processors)), selector_(std::move(selector)) {}
 
+    // As a processor of another chain: every processor of this chain, in order, on c (the selector
+    // is not used; last_candidates() and last_logprob() are left as they were).
+    void apply(candidates& c) {
+        for (auto& p : processors_) p.apply(c);
+    }
+
     // Throws invalid_argument_error for empty logits, sampling_error when the processors removed every
     // candidate.
     token_id sample(std::span<const float> logits) {
         if (logits.empty()) throw invalid_argument_error("dynamic_chain::sample: empty logits");
         last_.set.assign(logits);
-        for (auto& p : processors_) p.apply(last_.set);
+        apply(last_.set);
         if (last_.set.empty()) detail::throw_all_removed("dynamic_chain");
         const token_id token = selector_.select(last_.set);
         assert(token != no_token && "a selector must pick a token of a non-empty set");
@@ -46,7 +57,14 @@ public:
         return token;
     }
 
-    bool has_distribution() const noexcept { return selector_.has_distribution() && !has_random_processor_(); }
+    bool has_distribution() const noexcept { return selector_.has_distribution() && !draws_random_numbers(); }
+
+    // Whether a processor draws random numbers in apply() (XTC, or a nested chain holding one).
+    bool draws_random_numbers() const noexcept {
+        for (const auto& p : processors_)
+            if (p.draws_random_numbers()) return true;
+        return false;
+    }
 
     // See sampler_chain::distribution. Throws unsupported_error unless has_distribution().
     token_distribution distribution(std::span<const float> logits) {
@@ -54,12 +72,12 @@ public:
             throw unsupported_error(
                 "dynamic_chain::distribution: the selector has no distribution that can be stated without drawing "
                 "(e.g. mirostat)");
-        if (has_random_processor_())
+        if (draws_random_numbers())
             throw unsupported_error(
                 "dynamic_chain::distribution: a processor draws random numbers in apply() (e.g. XTC)");
         if (logits.empty()) throw invalid_argument_error("dynamic_chain::distribution: empty logits");
         last_.set.assign(logits);
-        for (auto& p : processors_) p.apply(last_.set);
+        apply(last_.set);
         if (last_.set.empty()) detail::throw_all_removed("dynamic_chain");
         return selector_.distribution(last_.set);
     }
@@ -88,12 +106,6 @@ public:
     std::size_t n_processors() const noexcept { return processors_.size(); }
 
 private:
-    bool has_random_processor_() const noexcept {
-        for (const auto& p : processors_)
-            if (p.draws_random_numbers()) return true;
-        return false;
-    }
-
     std::vector<any_processor> processors_;
     any_selector selector_;
     detail::last_sample last_;  // its candidate set, the chosen token, the lazy log-probability

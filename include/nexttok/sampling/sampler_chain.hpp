@@ -13,6 +13,20 @@
 //
 // distribution() + choose() (distribution_sampler, concepts.hpp) split sample() in two for speculative
 // decoding; they exist when the selector states its distribution and no processor draws random numbers.
+// A processor that knows only at run time whether it draws (any_processor, a nested chain) is asked
+// by distribution(), which throws unsupported_error when it does.
+//
+// A chain is itself a processor, so chains nest as llama.cpp's do (a chain is a sampler there too):
+//
+//   auto truncate = make_sampler_chain(top_k{40}, top_p{0.95f}, greedy{});
+//   auto s = make_sampler_chain(penalties{64, 1.1f, 0.0f, 0.0f}, truncate, temperature{0.8f},
+//                               categorical{seed});
+//
+// apply(c) runs the chain's processors in order on c, exactly as the flat chain (penalties, top_k,
+// top_p, temperature, categorical) would: same candidates, same tokens, same state. The nested chain's
+// selector is not used (greedy{} above only completes its type); accept() and reset() still reach
+// every stage of the nested chain, its selector included, which changes nothing the outer chain draws.
+// A sampler_chain and a dynamic_chain nest in each other the same way (dynamic_chain.hpp).
 #pragma once
 
 #include <nexttok/error.hpp>
@@ -65,12 +79,25 @@ public:
 
     explicit sampler_chain(Stages... stages) : stages_(std::move(stages)...) {}
 
+    // As a processor of another chain: every processor of this chain, in order, on c (the selector
+    // is not used; last_candidates() and last_logprob() are left as they were).
+    void apply(candidates& c) { apply_processors_(c, std::make_index_sequence<n_processors>{}); }
+
+    // Whether a processor draws random numbers in apply(): the static trait, or the run-time answer
+    // of an any_processor or a nested chain. Then the chain cannot state its distribution.
+    bool draws_random_numbers() const noexcept {
+        return [this]<std::size_t... I>(std::index_sequence<I...>) {
+            return (detail::draws_random_numbers(std::get<I>(stages_)) || ...);
+        }
+        (std::make_index_sequence<n_processors>{});
+    }
+
     // Throws invalid_argument_error for empty logits, sampling_error when the processors removed every
     // candidate.
     token_id sample(std::span<const float> logits) {
         if (logits.empty()) throw invalid_argument_error("sampler_chain::sample: empty logits");
         last_.set.assign(logits);
-        apply_processors_(std::make_index_sequence<n_processors>{});
+        apply(last_.set);
         if (last_.set.empty()) detail::throw_all_removed("sampler_chain");
         const token_id token = std::get<n_processors>(stages_).select(last_.set);
         assert(token != no_token && "a selector must pick a token of a non-empty set");
@@ -81,11 +108,15 @@ public:
 
     // The distribution sample(logits) would draw from: the processors run as in sample(), then the
     // selector states its distribution over the survivors; nothing is selected or accepted. Throws
-    // as sample() does.
+    // as sample() does, and unsupported_error when a processor that decides at run time (any_processor,
+    // a nested chain) draws random numbers.
     token_distribution distribution(std::span<const float> logits) requires(has_distribution()) {
+        if (draws_random_numbers())
+            throw unsupported_error(
+                "sampler_chain::distribution: a processor draws random numbers in apply() (e.g. XTC)");
         if (logits.empty()) throw invalid_argument_error("sampler_chain::distribution: empty logits");
         last_.set.assign(logits);
-        apply_processors_(std::make_index_sequence<n_processors>{});
+        apply(last_.set);
         if (last_.set.empty()) detail::throw_all_removed("sampler_chain");
         return std::get<n_processors>(stages_).distribution(last_.set);
     }
@@ -127,8 +158,8 @@ public:
 
 private:
     template <std::size_t... I>
-    void apply_processors_(std::index_sequence<I...>) {
-        (std::get<I>(stages_).apply(last_.set), ...);
+    void apply_processors_(candidates& c, std::index_sequence<I...>) {
+        (std::get<I>(stages_).apply(c), ...);
     }
 
     std::tuple<Stages...> stages_;
