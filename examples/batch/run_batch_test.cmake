@@ -10,7 +10,7 @@
 #   -DBATCH_FLAGS=a|b|...       flags given to batch only
 #   -DEXPECT_STDERR=regex       batch's stderr must match (e.g. preemptions happened)
 #   -DEXPECT_ERROR=regex        error mode: batch runs with BATCH_FLAGS only, in WORK_DIR
-cmake_minimum_required(VERSION 3.25)
+cmake_minimum_required(VERSION 3.19...3.25)
 
 if(MODEL AND NOT EXISTS "${MODEL}")
   message("[batch test skipped: no model file ${MODEL}]")

@@ -13,7 +13,7 @@
 #   -DMODE=run|error        one run on MODEL (WITH_TEMPLATE=ON: on the copy), stdin lines INPUT
 #                           ('|' separates them), flags FLAGS ('|' separates them); exit status 0
 #                           (run) or not (error, with nothing on stdout); stderr must match EXPECT_STDERR
-cmake_minimum_required(VERSION 3.25)
+cmake_minimum_required(VERSION 3.19...3.25)
 
 foreach(file IN ITEMS "${MODEL}" "${TEMPLATE}")
   if(NOT EXISTS "${file}")

@@ -10,7 +10,7 @@
 #                           EXPECT_STDERR / REJECT_STDERR regular expressions (each optional)
 #   -DMODE=seeds            sampling without --seed, twice: each run prints its seed, the seeds and
 #                           the texts differ, and --seed with the first seed gives the first text again
-cmake_minimum_required(VERSION 3.25)
+cmake_minimum_required(VERSION 3.19...3.25)
 
 if(NOT NO_MODEL AND NOT EXISTS "${MODEL}")
   message("[cli test skipped: no model file ${MODEL}]")

@@ -8,7 +8,7 @@
 #   -DFLAGS=a|b|...         further flags ('|' separates them)
 #   -DEXPECT_STDERR=regex   stderr must match
 #   -DREJECT_STDERR=regex   stderr must not match (optional)
-cmake_minimum_required(VERSION 3.25)
+cmake_minimum_required(VERSION 3.19...3.25)
 
 if(NOT EXISTS "${MODEL}")
   message("[context test skipped: no model file ${MODEL}]")

@@ -12,7 +12,7 @@
 #   -DSAME_STDOUT=OFF       do not compare with the run without a drafter (sampling: equal in
 #                           distribution, not draw for draw)
 #   -DEXPECT_ERROR=regex    error mode: generate runs once, with FLAGS and SPEC_FLAGS
-cmake_minimum_required(VERSION 3.25)
+cmake_minimum_required(VERSION 3.19...3.25)
 
 foreach(file IN ITEMS "${MODEL}" "${DRAFT}")
   if(file AND NOT EXISTS "${file}")

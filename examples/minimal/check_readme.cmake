@@ -1,6 +1,6 @@
 # The README's "Using the library" code block is examples/minimal/main.cpp, byte for byte: the block
 # after the line '<!-- examples/minimal/main.cpp -->' must equal SOURCE.
-cmake_minimum_required(VERSION 3.25)
+cmake_minimum_required(VERSION 3.19...3.25)
 file(READ "${README}" readme)
 file(READ "${SOURCE}" source)
 set(marker "<!-- examples/minimal/main.cpp -->\n```cpp\n")
