@@ -239,128 +239,153 @@ inline value number_filter(const value& v, call_args& args, bool to_int) {
     return fallback;
 }
 
+// The filters of apply_filter that take more than a few lines. `callee` names the filter as its
+// errors do ("filter 'trim'"); those called after apply_filter has refused arguments take none.
+
+// default(default_value = "", boolean = false), also named d.
+inline value default_filter(const value& v, call_args& args, const std::string& callee) {
+    const auto a = bind_arguments(args, {"default_value", "boolean"}, callee);
+    const bool use_default = a[1].truthy() ? !v.truthy() : v.is_undefined();
+    return use_default ? (given(a[0]) ? a[0] : value(json(""))) : v;
+}
+
+inline value trim_filter(const value& v, call_args& args, const std::string& callee) {
+    const auto a = bind_arguments(args, {"chars"}, callee);
+    const std::string s = to_output(v);
+    const std::string* chars = given(a[0]) && !a[0].is_none() ? &string_argument(a[0], callee, "chars") : nullptr;
+    return json(std::string(python_strip(s, true, true, chars)));
+}
+
+// upper / lower / capitalize / title: the str methods of the same names on the text of v.
+inline value case_filter(const value& v, const std::string& name) {
+    call_args none;
+    return string_method(to_output(v), name, none);
+}
+
+inline value replace_filter(const value& v, call_args& args, const std::string& callee) {
+    const auto a = bind_arguments(args, {"old", "new", "count"}, callee);
+    return json(replace_all(to_output(v), string_argument(a[0], callee, "old"), string_argument(a[1], callee, "new"),
+                            given(a[2]) && !a[2].is_none() ? int_argument(a[2], callee, "count") : -1));
+}
+
+// length / count: Python's len(), 0 for undefined.
+inline value length_filter(const value& v) {
+    if (v.is_undefined()) return json(0);
+    if (v.is_string()) return json(static_cast<std::int64_t>(code_point_count(v.string())));
+    if (v.is_list() || v.is_dict()) return json(static_cast<std::int64_t>(v.data().size()));
+    if (v.is_namespace()) return json(static_cast<std::int64_t>(v.ns().attributes.size()));
+    fail("object of type '" + v.type_name() + "' has no len()");
+}
+
+// first / last.
+inline value first_or_last_filter(const value& v, const std::string& name) {
+    const std::vector<value> items = iterate(v);
+    if (items.empty()) return value::make_undefined(name + " of an empty sequence");
+    return name == "first" ? items.front() : items.back();
+}
+
+inline value reverse_filter(const value& v) {
+    if (v.is_string()) return slice(v, value(), value(), value(json(-1)));
+    std::vector<value> items = iterate(v);
+    std::ranges::reverse(items);
+    return values_to_list(items);
+}
+
+inline value join_filter(const value& v, call_args& args, const std::string& callee) {
+    const auto a = bind_arguments(args, {"d", "attribute"}, callee);
+    const std::string separator = given(a[0]) ? to_output(a[0]) : "";
+    std::string out;
+    bool first = true;
+    for (const value& item : iterate(v)) {
+        out += (first ? "" : separator) +
+               to_output(given(a[1]) && !a[1].is_none() ? attribute_path(item, to_output(a[1])) : item);
+        check_string_size(out.size(), callee);
+        first = false;
+    }
+    return json(std::move(out));
+}
+
+inline value items_filter(const value& v, const std::string& callee) {
+    if (v.is_undefined()) return json::array();
+    if (!v.is_dict()) fail(callee + ": a mapping is expected, not " + v.type_name());
+    call_args none;
+    return dict_method(v, "items", none);
+}
+
+inline value dictsort_filter(const value& v, call_args& args, const std::string& callee) {
+    const auto a = bind_arguments(args, {"case_sensitive", "by", "reverse"}, callee);
+    if (!v.is_dict()) fail(callee + ": a mapping is expected, not " + v.type_name());
+    const bool by_value = given(a[1]) && to_output(a[1]) == "value";
+    call_args none;
+    std::vector<value> pairs = iterate(dict_method(v, "items", none));
+    const auto key = [&](const value& pair) {
+        const value k = pair.element(pair.data()[by_value ? 1 : 0]);
+        return !a[0].truthy() && k.is_string() ? value(json(python_case(k.string(), case_mode::lower))) : k;
+    };
+    std::ranges::stable_sort(pairs, [&](const value& x, const value& y) {
+        return a[2].truthy() ? less(key(y), key(x)) : less(key(x), key(y));
+    });
+    return values_to_list(pairs);
+}
+
+inline value sum_filter(const value& v, call_args& args, const std::string& callee) {
+    const auto a = bind_arguments(args, {"attribute", "start"}, callee);
+    value total = given(a[1]) ? a[1] : value(json(0));
+    for (const value& item : iterate(v))
+        total = arithmetic("+", total, given(a[0]) && !a[0].is_none() ? attribute_path(item, to_output(a[0])) : item);
+    return total;
+}
+
+inline value abs_filter(const value& v, const std::string& callee) {
+    if (!is_numeric(v)) fail(callee + ": a number is expected, not " + v.type_name());
+    if (v.is_float()) return json(std::fabs(as_double(v)));
+    return json(as_int(v) < 0 ? checked_negate(as_int(v), callee) : as_int(v));
+}
+
+inline value round_filter(const value& v, call_args& args, const std::string& callee) {
+    const auto a = bind_arguments(args, {"precision", "method"}, callee);
+    if (!is_numeric(v)) fail(callee + ": a number is expected, not " + v.type_name());
+    if (v.is_integer() || v.is_bool()) return json(as_int(v));  // Python's round(int, n) is the int
+    const double scale = std::pow(10.0, static_cast<double>(given(a[0]) ? int_argument(a[0], callee, "precision") : 0));
+    const std::string method = given(a[1]) ? to_output(a[1]) : "common";
+    const double x = as_double(v) * scale;
+    const double r = method == "ceil" ? std::ceil(x) : method == "floor" ? std::floor(x) : std::nearbyint(x);
+    if (method != "common" && method != "ceil" && method != "floor")
+        fail(callee + ": method must be common, ceil or floor");
+    return json(r / scale);
+}
+
 inline value apply_filter(const std::string& name, const value& v, call_args& args) {
     const std::string callee = "filter '" + name + "'";
     const auto no_arguments = [&] {
         bind_arguments(args, {}, callee);
     };
-    if (name == "default" || name == "d") {
-        const auto a = bind_arguments(args, {"default_value", "boolean"}, callee);
-        const bool use_default = a[1].truthy() ? !v.truthy() : v.is_undefined();
-        return use_default ? (given(a[0]) ? a[0] : value(json(""))) : v;
-    }
+    if (name == "default" || name == "d") return default_filter(v, args, callee);
     if (name == "tojson") return tojson_filter(v, args);
     if (name == "string") return no_arguments(), value(json(to_output(v)));
     if (name == "safe") return no_arguments(), v;
     if (name == "e" || name == "escape" || name == "forceescape")
         return no_arguments(), value(json(html_escape(to_output(v))));
-    if (name == "trim") {
-        const auto a = bind_arguments(args, {"chars"}, callee);
-        const std::string s = to_output(v);
-        const std::string* chars = given(a[0]) && !a[0].is_none() ? &string_argument(a[0], callee, "chars") : nullptr;
-        return json(std::string(python_strip(s, true, true, chars)));
-    }
-    if (name == "upper" || name == "lower" || name == "capitalize" || name == "title") {
-        no_arguments();
-        call_args none;
-        return string_method(to_output(v), name, none);
-    }
-    if (name == "replace") {
-        const auto a = bind_arguments(args, {"old", "new", "count"}, callee);
-        return json(replace_all(to_output(v), string_argument(a[0], callee, "old"),
-                                string_argument(a[1], callee, "new"),
-                                given(a[2]) && !a[2].is_none() ? int_argument(a[2], callee, "count") : -1));
-    }
-    if (name == "length" || name == "count") {
-        no_arguments();
-        if (v.is_undefined()) return json(0);
-        if (v.is_string()) return json(static_cast<std::int64_t>(code_point_count(v.string())));
-        if (v.is_list() || v.is_dict()) return json(static_cast<std::int64_t>(v.data().size()));
-        if (v.is_namespace()) return json(static_cast<std::int64_t>(v.ns().attributes.size()));
-        fail("object of type '" + v.type_name() + "' has no len()");
-    }
-    if (name == "first" || name == "last") {
-        no_arguments();
-        const std::vector<value> items = iterate(v);
-        if (items.empty()) return value::make_undefined(name + " of an empty sequence");
-        return name == "first" ? items.front() : items.back();
-    }
+    if (name == "trim") return trim_filter(v, args, callee);
+    if (name == "upper" || name == "lower" || name == "capitalize" || name == "title")
+        return no_arguments(), case_filter(v, name);
+    if (name == "replace") return replace_filter(v, args, callee);
+    if (name == "length" || name == "count") return no_arguments(), length_filter(v);
+    if (name == "first" || name == "last") return no_arguments(), first_or_last_filter(v, name);
     if (name == "list") return no_arguments(), value(values_to_list(iterate(v)));
-    if (name == "reverse") {
-        no_arguments();
-        if (v.is_string()) return slice(v, value(), value(), value(json(-1)));
-        std::vector<value> items = iterate(v);
-        std::ranges::reverse(items);
-        return values_to_list(items);
-    }
-    if (name == "join") {
-        const auto a = bind_arguments(args, {"d", "attribute"}, callee);
-        const std::string separator = given(a[0]) ? to_output(a[0]) : "";
-        std::string out;
-        bool first = true;
-        for (const value& item : iterate(v)) {
-            out += (first ? "" : separator) +
-                   to_output(given(a[1]) && !a[1].is_none() ? attribute_path(item, to_output(a[1])) : item);
-            check_string_size(out.size(), callee);
-            first = false;
-        }
-        return json(std::move(out));
-    }
-    if (name == "items") {
-        no_arguments();
-        if (v.is_undefined()) return json::array();
-        if (!v.is_dict()) fail(callee + ": a mapping is expected, not " + v.type_name());
-        call_args none;
-        return dict_method(v, "items", none);
-    }
-    if (name == "dictsort") {
-        const auto a = bind_arguments(args, {"case_sensitive", "by", "reverse"}, callee);
-        if (!v.is_dict()) fail(callee + ": a mapping is expected, not " + v.type_name());
-        const bool by_value = given(a[1]) && to_output(a[1]) == "value";
-        call_args none;
-        std::vector<value> pairs = iterate(dict_method(v, "items", none));
-        const auto key = [&](const value& pair) {
-            const value k = pair.element(pair.data()[by_value ? 1 : 0]);
-            return !a[0].truthy() && k.is_string() ? value(json(python_case(k.string(), case_mode::lower))) : k;
-        };
-        std::ranges::stable_sort(pairs, [&](const value& x, const value& y) {
-            return a[2].truthy() ? less(key(y), key(x)) : less(key(x), key(y));
-        });
-        return values_to_list(pairs);
-    }
+    if (name == "reverse") return no_arguments(), reverse_filter(v);
+    if (name == "join") return join_filter(v, args, callee);
+    if (name == "items") return no_arguments(), items_filter(v, callee);
+    if (name == "dictsort") return dictsort_filter(v, args, callee);
     if (name == "select") return select_filter(v, args, false, true);
     if (name == "reject") return select_filter(v, args, false, false);
     if (name == "selectattr") return select_filter(v, args, true, true);
     if (name == "rejectattr") return select_filter(v, args, true, false);
     if (name == "map") return map_filter(v, args);
     if (name == "sort" || name == "unique" || name == "min" || name == "max") return sort_filter(v, args, name);
-    if (name == "sum") {
-        const auto a = bind_arguments(args, {"attribute", "start"}, callee);
-        value total = given(a[1]) ? a[1] : value(json(0));
-        for (const value& item : iterate(v))
-            total =
-                arithmetic("+", total, given(a[0]) && !a[0].is_none() ? attribute_path(item, to_output(a[0])) : item);
-        return total;
-    }
-    if (name == "abs") {
-        no_arguments();
-        if (!is_numeric(v)) fail(callee + ": a number is expected, not " + v.type_name());
-        if (v.is_float()) return json(std::fabs(as_double(v)));
-        return json(as_int(v) < 0 ? checked_negate(as_int(v), callee) : as_int(v));
-    }
-    if (name == "round") {
-        const auto a = bind_arguments(args, {"precision", "method"}, callee);
-        if (!is_numeric(v)) fail(callee + ": a number is expected, not " + v.type_name());
-        if (v.is_integer() || v.is_bool()) return json(as_int(v));  // Python's round(int, n) is the int
-        const double scale =
-            std::pow(10.0, static_cast<double>(given(a[0]) ? int_argument(a[0], callee, "precision") : 0));
-        const std::string method = given(a[1]) ? to_output(a[1]) : "common";
-        const double x = as_double(v) * scale;
-        const double r = method == "ceil" ? std::ceil(x) : method == "floor" ? std::floor(x) : std::nearbyint(x);
-        if (method != "common" && method != "ceil" && method != "floor")
-            fail(callee + ": method must be common, ceil or floor");
-        return json(r / scale);
-    }
+    if (name == "sum") return sum_filter(v, args, callee);
+    if (name == "abs") return no_arguments(), abs_filter(v, callee);
+    if (name == "round") return round_filter(v, args, callee);
     if (name == "int") return number_filter(v, args, true);
     if (name == "float") return number_filter(v, args, false);
     if (name == "indent") return indent_filter(v, args);

@@ -67,81 +67,87 @@ inline std::string replace_all(const std::string& s, const std::string& from, co
     return out.append(s, pos);
 }
 
-inline value string_method(const std::string& s, const std::string& name, call_args& args) {
-    const std::string callee = "str." + name;
-    if (name == "strip" || name == "lstrip" || name == "rstrip") {
-        const auto a = bind_arguments(args, {"chars"}, callee);
-        const std::string* chars = given(a[0]) && !a[0].is_none() ? &string_argument(a[0], callee, "chars") : nullptr;
-        return json(std::string(python_strip(s, name != "rstrip", name != "lstrip", chars)));
+// The str methods of string_method that take more than a few lines, each with the callee its errors
+// name ("str.split").
+
+// str.strip / lstrip / rstrip.
+inline value str_strip(const std::string& s, const std::string& name, call_args& args, const std::string& callee) {
+    const auto a = bind_arguments(args, {"chars"}, callee);
+    const std::string* chars = given(a[0]) && !a[0].is_none() ? &string_argument(a[0], callee, "chars") : nullptr;
+    return json(std::string(python_strip(s, name != "rstrip", name != "lstrip", chars)));
+}
+
+// str.split / rsplit.
+inline value str_split(const std::string& s, const std::string& name, call_args& args, const std::string& callee) {
+    const auto a = bind_arguments(args, {"sep", "maxsplit"}, callee);
+    const std::string* sep = given(a[0]) && !a[0].is_none() ? &string_argument(a[0], callee, "sep") : nullptr;
+    if (sep != nullptr && sep->empty()) fail(callee + ": empty separator");
+    const std::int64_t maxsplit = given(a[1]) ? int_argument(a[1], callee, "maxsplit") : -1;
+    if (name == "rsplit" && maxsplit >= 0) fail("str.rsplit with maxsplit is not supported by this renderer");
+    json out = json::array();
+    for (std::string& part : python_split(s, sep, maxsplit)) out.push_back(std::move(part));
+    return out;
+}
+
+// str.upper / lower / title / capitalize.
+inline value str_case(const std::string& s, const std::string& name, call_args& args, const std::string& callee) {
+    bind_arguments(args, {}, callee);
+    const case_mode mode = name == "upper"   ? case_mode::upper
+                           : name == "lower" ? case_mode::lower
+                           : name == "title" ? case_mode::title
+                                             : case_mode::capitalize;
+    return json(python_case(mode == case_mode::capitalize ? python_case(s, case_mode::lower) : s, mode));
+}
+
+// str.find / rfind / count: positions and counts in code points, as Python's.
+inline value str_find(const std::string& s, const std::string& name, call_args& args, const std::string& callee) {
+    const auto a = bind_arguments(args, {"sub"}, callee);
+    const std::string& sub = string_argument(a[0], callee, "sub");
+    if (name == "count") {
+        std::int64_t n = 0;
+        if (sub.empty()) return json(static_cast<std::int64_t>(code_point_count(s)) + 1);
+        for (std::size_t p = s.find(sub); p != std::string::npos; p = s.find(sub, p + sub.size())) ++n;
+        return json(n);
     }
-    if (name == "split" || name == "rsplit") {
-        const auto a = bind_arguments(args, {"sep", "maxsplit"}, callee);
-        const std::string* sep = given(a[0]) && !a[0].is_none() ? &string_argument(a[0], callee, "sep") : nullptr;
-        if (sep != nullptr && sep->empty()) fail(callee + ": empty separator");
-        const std::int64_t maxsplit = given(a[1]) ? int_argument(a[1], callee, "maxsplit") : -1;
-        if (name == "rsplit" && maxsplit >= 0) fail("str.rsplit with maxsplit is not supported by this renderer");
-        json out = json::array();
-        for (std::string& part : python_split(s, sep, maxsplit)) out.push_back(std::move(part));
-        return out;
+    const std::size_t p = name == "find" ? s.find(sub) : s.rfind(sub);
+    return json(p == std::string::npos ? std::int64_t{-1}
+                                       : static_cast<std::int64_t>(code_point_count(s.substr(0, p))));
+}
+
+// str.join.
+inline value str_join(const std::string& s, call_args& args, const std::string& callee) {
+    const auto a = bind_arguments(args, {"iterable"}, callee);
+    std::string out;
+    bool first = true;
+    for (const value& item : iterate(a[0])) {
+        if (!item.is_string()) fail("str.join: sequence item is " + item.type_name() + ", not str");
+        out += (first ? "" : s) + item.string();
+        check_string_size(out.size(), "str.join");
+        first = false;
     }
-    if (name == "startswith" || name == "endswith") {
-        const auto a = bind_arguments(args, {"prefix"}, callee);
-        return json(affix_match(s, a[0], name == "startswith", callee));
-    }
-    if (name == "upper" || name == "lower" || name == "title" || name == "capitalize") {
-        bind_arguments(args, {}, callee);
-        const case_mode mode = name == "upper"   ? case_mode::upper
-                               : name == "lower" ? case_mode::lower
-                               : name == "title" ? case_mode::title
-                                                 : case_mode::capitalize;
-        return json(python_case(mode == case_mode::capitalize ? python_case(s, case_mode::lower) : s, mode));
-    }
-    if (name == "replace") {
-        const auto a = bind_arguments(args, {"old", "new", "count"}, callee);
-        return json(replace_all(s, string_argument(a[0], callee, "old"), string_argument(a[1], callee, "new"),
-                                given(a[2]) ? int_argument(a[2], callee, "count") : -1));
-    }
-    if (name == "find" || name == "rfind" || name == "count") {
-        const auto a = bind_arguments(args, {"sub"}, callee);
-        const std::string& sub = string_argument(a[0], callee, "sub");
-        if (name == "count") {
-            std::int64_t n = 0;
-            if (sub.empty()) return json(static_cast<std::int64_t>(code_point_count(s)) + 1);
-            for (std::size_t p = s.find(sub); p != std::string::npos; p = s.find(sub, p + sub.size())) ++n;
-            return json(n);
+    return json(std::move(out));
+}
+
+// str.splitlines: "\n", "\r" and "\r\n" end a line.
+inline value str_splitlines(const std::string& s, call_args& args, const std::string& callee) {
+    bind_arguments(args, {}, callee);
+    json out = json::array();
+    std::size_t pos = 0;
+    while (pos < s.size()) {
+        const std::size_t nl = s.find_first_of("\r\n", pos);
+        if (nl == std::string::npos) {
+            out.push_back(s.substr(pos));
+            break;
         }
-        const std::size_t p = name == "find" ? s.find(sub) : s.rfind(sub);
-        return json(p == std::string::npos ? std::int64_t{-1}
-                                           : static_cast<std::int64_t>(code_point_count(s.substr(0, p))));
+        out.push_back(s.substr(pos, nl - pos));
+        pos = nl + (s[nl] == '\r' && nl + 1 < s.size() && s[nl + 1] == '\n' ? 2 : 1);
     }
-    if (name == "join") {
-        const auto a = bind_arguments(args, {"iterable"}, callee);
-        std::string out;
-        bool first = true;
-        for (const value& item : iterate(a[0])) {
-            if (!item.is_string()) fail("str.join: sequence item is " + item.type_name() + ", not str");
-            out += (first ? "" : s) + item.string();
-            check_string_size(out.size(), "str.join");
-            first = false;
-        }
-        return json(std::move(out));
-    }
-    if (name == "splitlines") {
-        bind_arguments(args, {}, callee);
-        json out = json::array();
-        std::size_t pos = 0;
-        while (pos < s.size()) {
-            const std::size_t nl = s.find_first_of("\r\n", pos);
-            if (nl == std::string::npos) {
-                out.push_back(s.substr(pos));
-                break;
-            }
-            out.push_back(s.substr(pos, nl - pos));
-            pos = nl + (s[nl] == '\r' && nl + 1 < s.size() && s[nl + 1] == '\n' ? 2 : 1);
-        }
-        return out;
-    }
-    if (name == "format") fail("str.format is not supported by this renderer");
+    return out;
+}
+
+// str.isdigit / isalpha / isalnum / isspace / islower / isupper (ASCII), false for "" as Python's;
+// any other name fails, after its arguments are checked.
+inline value str_predicate(const std::string& s, const std::string& name, call_args& args, const std::string& callee) {
     bind_arguments(args, {}, callee);
     if (s.empty()) return json(false);
     const auto all = [&](auto predicate) {
@@ -155,6 +161,28 @@ inline value string_method(const std::string& s, const std::string& name, call_a
     if (name == "islower") return json(python_case(s, case_mode::lower) == s && python_case(s, case_mode::upper) != s);
     if (name == "isupper") return json(python_case(s, case_mode::upper) == s && python_case(s, case_mode::lower) != s);
     fail("no method str." + name);
+}
+
+inline value string_method(const std::string& s, const std::string& name, call_args& args) {
+    const std::string callee = "str." + name;
+    if (name == "strip" || name == "lstrip" || name == "rstrip") return str_strip(s, name, args, callee);
+    if (name == "split" || name == "rsplit") return str_split(s, name, args, callee);
+    if (name == "startswith" || name == "endswith") {
+        const auto a = bind_arguments(args, {"prefix"}, callee);
+        return json(affix_match(s, a[0], name == "startswith", callee));
+    }
+    if (name == "upper" || name == "lower" || name == "title" || name == "capitalize")
+        return str_case(s, name, args, callee);
+    if (name == "replace") {
+        const auto a = bind_arguments(args, {"old", "new", "count"}, callee);
+        return json(replace_all(s, string_argument(a[0], callee, "old"), string_argument(a[1], callee, "new"),
+                                given(a[2]) ? int_argument(a[2], callee, "count") : -1));
+    }
+    if (name == "find" || name == "rfind" || name == "count") return str_find(s, name, args, callee);
+    if (name == "join") return str_join(s, args, callee);
+    if (name == "splitlines") return str_splitlines(s, args, callee);
+    if (name == "format") fail("str.format is not supported by this renderer");
+    return str_predicate(s, name, args, callee);
 }
 
 inline value dict_method(const value& self, const std::string& name, call_args& args) {
