@@ -21,10 +21,9 @@ namespace nexttok {
 class any_processor {
 public:
     template <class P>
-    requires(!std::same_as<std::remove_cvref_t<P>, any_processor> && logits_processor<std::remove_cvref_t<P>> &&
-             std::copy_constructible<std::remove_cvref_t<P>>)
+    requires(detail::erasable<P, any_processor> && (logits_processor<std::remove_cvref_t<P>>))
         any_processor(P&& processor)  // NOLINT: implicit, as std::function, so {top_k{40}, ...} reads well
-            : self_(std::make_unique<model_<std::remove_cvref_t<P>>>(std::forward<P>(processor))) {}
+            : self_(detail::clone_ptr<interface_>::make<model_<std::remove_cvref_t<P>>>(std::forward<P>(processor))) {}
 
     // Copies clone the held object with its state (detail::clone_ptr); moves move it.
 
@@ -34,25 +33,20 @@ public:
     bool draws_random_numbers() const noexcept { return self_->draws_random_numbers(); }
 
 private:
-    struct interface_ {
-        virtual ~interface_() = default;
+    struct interface_ : detail::cloneable<interface_> {
         virtual void apply(candidates& c) = 0;
         virtual bool draws_random_numbers() const noexcept = 0;
         virtual void accept(token_id token) = 0;
         virtual void reset() = 0;
-        virtual std::unique_ptr<interface_> clone() const = 0;
     };
 
     template <class P>
-    struct model_ final : interface_ {
-        template <class Arg>
-        explicit model_(Arg&& arg) : processor(std::forward<Arg>(arg)) {}
-        void apply(candidates& c) override { processor.apply(c); }
-        bool draws_random_numbers() const noexcept override { return detail::draws_random_numbers(processor); }
-        void accept(token_id token) override { detail::accept_if_supported(processor, token); }
-        void reset() override { detail::reset_if_supported(processor); }
-        std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(processor); }
-        P processor;
+    struct model_ final : detail::erased_holder<interface_, model_<P>, P> {
+        using detail::erased_holder<interface_, model_<P>, P>::erased_holder;
+        void apply(candidates& c) override { this->held.apply(c); }
+        bool draws_random_numbers() const noexcept override { return detail::draws_random_numbers(this->held); }
+        void accept(token_id token) override { detail::accept_if_supported(this->held, token); }
+        void reset() override { detail::reset_if_supported(this->held); }
     };
 
     detail::clone_ptr<interface_> self_;

@@ -25,9 +25,9 @@ namespace nexttok {
 class any_sampler {
 public:
     template <class S>
-    requires(!std::same_as<std::remove_cvref_t<S>, any_sampler> && sampler<std::remove_cvref_t<S>> &&
-             std::copy_constructible<std::remove_cvref_t<S>>) any_sampler(S&& s)  // NOLINT: implicit, as std::function
-            : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(s))) {}
+    requires(detail::erasable<S, any_sampler> && (sampler<std::remove_cvref_t<S>>))
+        any_sampler(S&& s)  // NOLINT: implicit, as std::function
+            : self_(detail::clone_ptr<interface_>::make<model_<std::remove_cvref_t<S>>>(std::forward<S>(s))) {}
 
     // Copies clone the held object with its state (detail::clone_ptr); moves move it.
 
@@ -40,8 +40,7 @@ public:
     void choose(token_id token) { self_->choose(token); }
 
 private:
-    struct interface_ {
-        virtual ~interface_() = default;
+    struct interface_ : detail::cloneable<interface_> {
         virtual token_id sample(std::span<const float> logits) = 0;
         virtual void accept(token_id token) = 0;
         virtual void reset() = 0;
@@ -49,39 +48,35 @@ private:
         virtual bool has_distribution() const = 0;
         virtual token_distribution distribution(std::span<const float> logits) = 0;
         virtual void choose(token_id token) = 0;
-        virtual std::unique_ptr<interface_> clone() const = 0;
     };
 
     template <class S>
-    struct model_ final : interface_ {
-        template <class Arg>
-        explicit model_(Arg&& arg) : wrapped(std::forward<Arg>(arg)) {}
-        token_id sample(std::span<const float> logits) override { return wrapped.sample(logits); }
-        void accept(token_id token) override { wrapped.accept(token); }
-        void reset() override { wrapped.reset(); }
-        float last_logprob() const override { return static_cast<float>(wrapped.last_logprob()); }
+    struct model_ final : detail::erased_holder<interface_, model_<S>, S> {
+        using detail::erased_holder<interface_, model_<S>, S>::erased_holder;
+        token_id sample(std::span<const float> logits) override { return this->held.sample(logits); }
+        void accept(token_id token) override { this->held.accept(token); }
+        void reset() override { this->held.reset(); }
+        float last_logprob() const override { return static_cast<float>(this->held.last_logprob()); }
         bool has_distribution() const override {
             if constexpr (distribution_sampler<S>)
-                return wrapped.has_distribution();
+                return this->held.has_distribution();
             else
                 return false;
         }
         token_distribution distribution(std::span<const float> logits) override {
             if constexpr (distribution_sampler<S>)
-                return wrapped.distribution(logits);
+                return this->held.distribution(logits);
             else
                 throw unsupported_error(no_distribution_);
         }
         void choose(token_id token) override {
             if constexpr (distribution_sampler<S>)
-                wrapped.choose(token);
+                this->held.choose(token);
             else
                 throw unsupported_error(no_distribution_);
         }
         static constexpr const char* no_distribution_ =
             "any_sampler: the wrapped sampler cannot state its distribution (no distribution()/choose())";
-        std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(wrapped); }
-        S wrapped;
     };
 
     detail::clone_ptr<interface_> self_;

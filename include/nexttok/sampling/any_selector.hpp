@@ -21,10 +21,9 @@ namespace nexttok {
 class any_selector {
 public:
     template <class S>
-    requires(!std::same_as<std::remove_cvref_t<S>, any_selector> && token_selector<std::remove_cvref_t<S>> &&
-             std::copy_constructible<std::remove_cvref_t<S>>)
+    requires(detail::erasable<S, any_selector> && (token_selector<std::remove_cvref_t<S>>))
         any_selector(S&& selector)  // NOLINT: implicit, as std::function
-            : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(selector))) {}
+            : self_(detail::clone_ptr<interface_>::make<model_<std::remove_cvref_t<S>>>(std::forward<S>(selector))) {}
 
     // Copies clone the held object with its state (detail::clone_ptr); moves move it.
 
@@ -35,34 +34,29 @@ public:
     token_distribution distribution(candidates& c) { return self_->distribution(c); }
 
 private:
-    struct interface_ {
-        virtual ~interface_() = default;
+    struct interface_ : detail::cloneable<interface_> {
         virtual token_id select(candidates& c) = 0;
         virtual bool has_distribution() const noexcept = 0;
         virtual token_distribution distribution(candidates& c) = 0;
         virtual void accept(token_id token) = 0;
         virtual void reset() = 0;
-        virtual std::unique_ptr<interface_> clone() const = 0;
     };
 
     template <class S>
-    struct model_ final : interface_ {
-        template <class Arg>
-        explicit model_(Arg&& arg) : selector(std::forward<Arg>(arg)) {}
-        token_id select(candidates& c) override { return selector.select(c); }
+    struct model_ final : detail::erased_holder<interface_, model_<S>, S> {
+        using detail::erased_holder<interface_, model_<S>, S>::erased_holder;
+        token_id select(candidates& c) override { return this->held.select(c); }
         bool has_distribution() const noexcept override { return distribution_selector<S>; }
         token_distribution distribution(candidates& c) override {
             if constexpr (distribution_selector<S>)
-                return selector.distribution(c);
+                return this->held.distribution(c);
             else
                 throw unsupported_error(
                     "any_selector: this selector has no distribution that can be stated without drawing (e.g. "
                     "mirostat)");
         }
-        void accept(token_id token) override { detail::accept_if_supported(selector, token); }
-        void reset() override { detail::reset_if_supported(selector); }
-        std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(selector); }
-        S selector;
+        void accept(token_id token) override { detail::accept_if_supported(this->held, token); }
+        void reset() override { detail::reset_if_supported(this->held); }
     };
 
     detail::clone_ptr<interface_> self_;

@@ -23,10 +23,9 @@ namespace nexttok {
 class any_criterion {
 public:
     template <class S>
-    requires(!std::same_as<std::remove_cvref_t<S>, any_criterion> && stopping_criterion<std::remove_cvref_t<S>> &&
-             std::copy_constructible<std::remove_cvref_t<S>>)
+    requires(detail::erasable<S, any_criterion> && (stopping_criterion<std::remove_cvref_t<S>>))
         any_criterion(S&& criterion)  // NOLINT: implicit, as std::function
-            : self_(std::make_unique<model_<std::remove_cvref_t<S>>>(std::forward<S>(criterion))) {}
+            : self_(detail::clone_ptr<interface_>::make<model_<std::remove_cvref_t<S>>>(std::forward<S>(criterion))) {}
 
     // Copies clone the held object with its state (detail::clone_ptr); moves move it.
 
@@ -36,27 +35,22 @@ public:
     std::optional<std::size_t> text_cut() const { return self_->text_cut(); }
 
 private:
-    struct interface_ {
-        virtual ~interface_() = default;
+    struct interface_ : detail::cloneable<interface_> {
         virtual finish_reason check(const generation_state& state) = 0;
         virtual void reset() = 0;
         virtual std::size_t hold_back(std::string_view text) const = 0;
         virtual std::optional<std::size_t> text_cut() const = 0;
-        virtual std::unique_ptr<interface_> clone() const = 0;
     };
 
     template <class S>
-    struct model_ final : interface_ {
-        template <class Arg>
-        explicit model_(Arg&& arg) : criterion(std::forward<Arg>(arg)) {}
-        finish_reason check(const generation_state& state) override { return criterion.check(state); }
-        void reset() override { detail::reset_criterion_if_supported(criterion); }
+    struct model_ final : detail::erased_holder<interface_, model_<S>, S> {
+        using detail::erased_holder<interface_, model_<S>, S>::erased_holder;
+        finish_reason check(const generation_state& state) override { return this->held.check(state); }
+        void reset() override { detail::reset_criterion_if_supported(this->held); }
         std::size_t hold_back(std::string_view text) const override {
-            return detail::hold_back_if_supported(criterion, text);
+            return detail::hold_back_if_supported(this->held, text);
         }
-        std::optional<std::size_t> text_cut() const override { return detail::text_cut_if_supported(criterion); }
-        std::unique_ptr<interface_> clone() const override { return std::make_unique<model_>(criterion); }
-        S criterion;
+        std::optional<std::size_t> text_cut() const override { return detail::text_cut_if_supported(this->held); }
     };
 
     detail::clone_ptr<interface_> self_;
