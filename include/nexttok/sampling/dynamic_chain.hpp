@@ -46,11 +46,8 @@ public:
     // Throws invalid_argument_error for empty logits, sampling_error when the processors removed every
     // candidate.
     token_id sample(std::span<const float> logits) {
-        if (logits.empty()) throw invalid_argument_error("dynamic_chain::sample: empty logits");
-        last_.set.assign(logits);
-        apply(last_.set);
-        if (last_.set.empty()) detail::throw_all_removed("dynamic_chain");
-        const token_id token = selector_.select(last_.set);
+        const token_id token = selector_.select(last_.process(
+            logits, [this](candidates& c) { apply(c); }, "dynamic_chain", "sample"));
         assert(token != no_token && "a selector must pick a token of a non-empty set");
         last_.chose(token);
         accept(token);
@@ -72,14 +69,8 @@ public:
             throw unsupported_error(
                 "dynamic_chain::distribution: the selector has no distribution that can be stated without drawing "
                 "(e.g. mirostat)");
-        if (draws_random_numbers())
-            throw unsupported_error(
-                "dynamic_chain::distribution: a processor draws random numbers in apply() (e.g. XTC)");
-        if (logits.empty()) throw invalid_argument_error("dynamic_chain::distribution: empty logits");
-        last_.set.assign(logits);
-        apply(last_.set);
-        if (last_.set.empty()) detail::throw_all_removed("dynamic_chain");
-        return selector_.distribution(last_.set);
+        return selector_.distribution(last_.process(
+            logits, [this](candidates& c) { apply(c); }, "dynamic_chain", "distribution", draws_random_numbers()));
     }
 
     // See sampler_chain::choose.

@@ -95,11 +95,8 @@ public:
     // Throws invalid_argument_error for empty logits, sampling_error when the processors removed every
     // candidate.
     token_id sample(std::span<const float> logits) {
-        if (logits.empty()) throw invalid_argument_error("sampler_chain::sample: empty logits");
-        last_.set.assign(logits);
-        apply(last_.set);
-        if (last_.set.empty()) detail::throw_all_removed("sampler_chain");
-        const token_id token = std::get<n_processors>(stages_).select(last_.set);
+        const token_id token = std::get<n_processors>(stages_).select(last_.process(
+            logits, [this](candidates& c) { apply(c); }, "sampler_chain", "sample"));
         assert(token != no_token && "a selector must pick a token of a non-empty set");
         last_.chose(token);
         accept(token);
@@ -111,14 +108,8 @@ public:
     // as sample() does, and unsupported_error when a processor that decides at run time (any_processor,
     // a nested chain) draws random numbers.
     token_distribution distribution(std::span<const float> logits) requires(has_distribution()) {
-        if (draws_random_numbers())
-            throw unsupported_error(
-                "sampler_chain::distribution: a processor draws random numbers in apply() (e.g. XTC)");
-        if (logits.empty()) throw invalid_argument_error("sampler_chain::distribution: empty logits");
-        last_.set.assign(logits);
-        apply(last_.set);
-        if (last_.set.empty()) detail::throw_all_removed("sampler_chain");
-        return std::get<n_processors>(stages_).distribution(last_.set);
+        return std::get<n_processors>(stages_).distribution(last_.process(
+            logits, [this](candidates& c) { apply(c); }, "sampler_chain", "distribution", draws_random_numbers()));
     }
 
     // Ends the step distribution() began with `token` (drawn from that distribution by the caller):

@@ -2,13 +2,17 @@
 // dynamic_chain) keeps of its last sample.
 #pragma once
 
+#include <nexttok/error.hpp>
 #include <nexttok/sampling/candidates.hpp>
+#include <nexttok/sampling/sampling_error.hpp>
 #include <nexttok/types.hpp>
 
 #include <cassert>
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <span>
+#include <string>
 
 namespace nexttok::detail {
 
@@ -32,6 +36,23 @@ inline float chosen_logprob(const candidates& c, token_id token) noexcept {
 struct last_sample {
     candidates set;  // filled and processed by the chain before its selector runs
 
+    // The first half of a chain's sample() and distribution(): `logits` into `set`, then `apply` (the
+    // chain's processors) on it. Errors name "<chain>::<call>": invalid_argument_error for empty
+    // logits, unsupported_error when `draws` (a processor draws random numbers in apply(), so no
+    // distribution can be stated), sampling_error when the processors remove every candidate.
+    template <class Apply>
+    candidates& process(std::span<const float> logits, Apply&& apply, const char* chain, const char* call,
+                        bool draws = false) {
+        if (draws) [[unlikely]]
+            fail<unsupported_error>(chain, call, "a processor draws random numbers in apply() (e.g. XTC)");
+        if (logits.empty()) [[unlikely]]
+            fail<invalid_argument_error>(chain, call, "empty logits");
+        set.assign(logits);
+        apply(set);
+        if (set.empty()) throw_all_removed(chain);
+        return set;
+    }
+
     void chose(token_id t) noexcept {
         token = t;
         pending = true;
@@ -51,6 +72,11 @@ struct last_sample {
     }
 
 private:
+    template <class Error>
+    [[noreturn]] static void fail(const char* chain, const char* call, const char* what) {
+        throw Error(std::string(chain) + "::" + call + ": " + what);
+    }
+
     token_id token = no_token;
     mutable bool pending = false;
     mutable float value = 0.0f;
