@@ -60,12 +60,19 @@ TEST(architecture_table, each_family_has_the_tensors_its_pieces_need) {
         EXPECT_EQ(required(a, r::output_norm_b), layer_norm);
         EXPECT_EQ(required(a, r::position_embd), a.positions == position_kind::learned);
         // Hugging Face's layout names every tensor the family must have, or its fused form.
-        for (const tensor_entry& e : a.tensors)
-            if (e.required && !detail::is_split_role(e.role))
+        for (const tensor_entry& e : a.tensors) {
+            if (e.required && !detail::is_split_role(e.role)) {
                 EXPECT_FALSE(e.hf.empty()) << "role " << static_cast<int>(e.role);
+            }
+        }
         const tensor_entry* qkv = entry(a, r::attn_qkv);
-        if (qkv == nullptr || qkv->hf.empty())
-            for (weight_role split : {r::attn_q, r::attn_k, r::attn_v}) EXPECT_FALSE(entry(a, split)->hf.empty());
+        if (qkv == nullptr || qkv->hf.empty()) {
+            for (weight_role split : {r::attn_q, r::attn_k, r::attn_v}) {
+                const tensor_entry* s = entry(a, split);
+                ASSERT_NE(s, nullptr) << "role " << static_cast<int>(split);
+                EXPECT_FALSE(s->hf.empty()) << "role " << static_cast<int>(split);
+            }
+        }
     }
 }
 

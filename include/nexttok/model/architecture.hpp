@@ -1,7 +1,7 @@
 // How the decoder-only families differ, as data: one row per architecture, read once at load time.
 // A row gives the family's pieces (norm, position encoding, MLP), the names of its hyper-parameters
 // in GGUF and in a Hugging Face config.json, and a table of its tensors: each weight's role (its
-// llama.cpp GGUF name and shape follow from the role: weight_roles.hpp), its Hugging Face name and
+// llama.cpp GGUF name and shape follow from the role: detail/weight_table.hpp), its Hugging Face name and
 // its quirks (fused QKV, Conv1D storage). Both loaders read these rows and nothing else about a
 // family, and the decoder runs one code path that picks the norm, the positions and the MLP per
 // layer call (never per element). So a new family that combines known pieces is one row here and

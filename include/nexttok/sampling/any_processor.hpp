@@ -2,8 +2,8 @@
 // copyable processor by value on the heap (one allocation at construction, none per token); each call
 // is one virtual dispatch, once per token, never per element. accept() and reset() forward when the
 // processor has them and do nothing otherwise; draws_random_numbers() reports the processor's trait
-// (concepts.hpp), or its own run-time answer when it has one (a chain). Copying clones the processor with its state. A moved-from any_processor may only be
-// assigned to or destroyed. Not thread-safe.
+// (concepts.hpp), or its own run-time answer when it has one (a chain). Copying clones the processor
+// with its state. A moved-from any_processor may only be assigned to or destroyed. Not thread-safe.
 #pragma once
 
 #include <nexttok/detail/clone_ptr.hpp>

@@ -13,7 +13,6 @@
 #include <cmath>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace nexttok::detail {
 

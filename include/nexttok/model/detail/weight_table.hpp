@@ -154,13 +154,14 @@ void load_weight_table(const architecture_traits& a, const model_config& c, Sour
         const std::string name = source.name(e, layer);
         if (name.empty() || (!e.required && !source.has(name))) return false;
         const tensor_view t = source.load(name, e, size_of(info(e.role).rows, c), size_of(info(e.role).cols, c));
-        layer_weights& l = w.layers[static_cast<std::size_t>(layer < 0 ? 0 : layer)];
+        const auto index = static_cast<std::size_t>(layer < 0 ? 0 : layer);
+        layer_weights& l = w.layers[index];
         if (e.role == weight_role::attn_qkv)
             split_qkv(t, c, l.attn_q, l.attn_k, l.attn_v);
         else if (e.role == weight_role::attn_qkv_b)
             split_qkv(t, c, l.attn_q_b, l.attn_k_b, l.attn_v_b);
         else
-            slot(w, static_cast<std::size_t>(layer < 0 ? 0 : layer), e.role) = t;
+            slot(w, index, e.role) = t;
         return true;
     };
     for (const tensor_entry& e : a.tensors)
