@@ -17,6 +17,7 @@
 #include <nexttok/cache/kv_cache.hpp>
 #include <nexttok/cache/q8_0_kv_cache.hpp>
 #include <nexttok/decoder/decoder.hpp>
+#include <nexttok/kernels/kernel_isa.hpp>
 
 #include "support/decode_cases.hpp"
 #include "support/roofline.hpp"
@@ -152,6 +153,8 @@ int main(int argc, char** argv) {
             ->UseRealTime()
             ->MinTime(decode_seconds);
     }
+    // The kernel set matmul and attention run (NEXTTOK_ISA may lower it).
+    benchmark::AddCustomContext("kernels", nexttok::kernel_isa_name(nexttok::active_kernel_isa()));
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

@@ -30,7 +30,7 @@ double timed_on_threads(int n_threads, F&& f) {
 
 // Bytes per second that n_threads threads read from memory: the best of `passes` passes.
 inline double read_bandwidth(int n_threads, int passes = 3) {
-    namespace s = detail::simd;
+    namespace s = kernel_detail::simd;
     constexpr std::size_t n_floats = std::size_t{1} << 28;  // 1 GiB
     // In huge pages where possible, as the weights are (detail/huge_pages.hpp): the limit is
     // measured under the same conditions as the decode it judges.
@@ -160,7 +160,7 @@ private:
 
 // Float operations per second (an FMA counts 2) that n_threads threads can do at most.
 inline double peak_flops(int n_threads) {
-    namespace s = detail::simd;
+    namespace s = kernel_detail::simd;
     constexpr int chains = 12;  // enough independent FMAs to cover latency x throughput
     constexpr std::int64_t iterations = 20'000'000;
     std::vector<float> sink(static_cast<std::size_t>(n_threads));

@@ -196,7 +196,7 @@ TEST(weighted_rows, over_q8_0_rows_equals_the_dequantized_rows) {
         weighted_rows(
             p.data(), ldp, heads, [&](std::int64_t t) { return rows.dequantized(t, offset); }, count, n, want.data(),
             ldo);
-        const std::int64_t vector_cols = n / detail::simd::width * detail::simd::width;
+        const std::int64_t vector_cols = n / kernel_detail::simd::width * kernel_detail::simd::width;
         for (std::int64_t k = 0; k < heads; ++k)
             for (std::int64_t j = 0; j < n; ++j) {
                 const std::size_t i = static_cast<std::size_t>(k * ldo + j);

@@ -17,7 +17,7 @@
 namespace nexttok {
 namespace {
 
-namespace s = detail::simd;
+namespace s = kernel_detail::simd;
 
 // e^x for each x, by the SIMD function (one vector per width values).
 std::vector<float> simd_exp(const std::vector<float>& x) {

@@ -64,7 +64,7 @@ void check_quantization(const std::vector<X>& x) {
         EXPECT_EQ(o.minus8_sums[i], 0);
         EXPECT_EQ(o.lane_scales[i], 0.0f);
     }
-    if (!q8_act_row::grouped) return;
+    if (!q8_act_grouped) return;
     // The q8_0 grouping: quads of 4 blocks, first halves then last halves, zero past the row.
     const std::int64_t n4 = (n + 127) / 128 * 128;
     for (std::int64_t i = 0; i < n4; ++i) {

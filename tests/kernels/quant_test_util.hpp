@@ -45,7 +45,7 @@ struct q8_value {
 template <class W>
 q8_value activation_q8(const q8_act_row& x, std::int64_t i) {
     if constexpr (std::is_same_v<W, block_q4_k>) {
-        if (q8_act_row::grouped) {
+        if (q8_act_grouped) {
             constexpr int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
             return {x.q8k_scales[i / 256], x.q8k_qs[256 * (i / 256) + 32 * order[i % 256 / 32] + i % 32]};
         }

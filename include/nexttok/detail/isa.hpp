@@ -19,44 +19,33 @@
 // NEXTTOK_KERNELS_VNNI256 (vpdpbusd on 256 bits: AVX-512 VNNI + VL, or AVX-VNNI) and
 // NEXTTOK_KERNELS_GFNI (the nibble split of the AVX-512 int8 kernels).
 //
-// Every path of a family adds in the same order (each kernel's header says which), so the paths
-// give bitwise the same outputs; tests/kernel_paths compiles each one and checks it against a scalar
-// reference of that order.
+// The int8 paths add in one order (each kernel's header says which), so they give bitwise the same
+// outputs; tests/kernel_paths compiles each one and checks it against a scalar reference of that
+// order. The float family's AVX2 and AVX-512 paths add in one order of 16 lanes (bitwise the same);
+// its portable path keeps 4 scalar accumulators and agrees with them to float rounding
+// (tests/kernel_sets). A program built with GCC on x86-64 carries every path and picks one at run
+// time (kernels/kernel_isa.hpp, kernels/detail/passes.hpp).
 #pragma once
 
-#if defined(__AVX512F__)
-#define NEXTTOK_KERNELS_AVX512 1
-#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-#define NEXTTOK_KERNELS_AVX2 1
+#include <nexttok/detail/isa_macros.hpp>
+
+// The level of the kernels the translation unit's own flags give (2: the AVX-512 int8 set, 1: AVX2
+// + FMA + F16C, 0: portable), and whether kernels/detail/passes.hpp also compiles the higher levels
+// under #pragma GCC target and chooses between them at run time (GCC on x86-64, unless the program
+// defines NEXTTOK_NO_DISPATCH; Clang's pragma does not define the feature macros the kernels are
+// written against, so a Clang build runs the kernels of its flags).
+#if defined(NEXTTOK_KERNELS_INT8_AVX512)
+#define NEXTTOK_KERNELS_BASE_LEVEL 2
+#elif defined(NEXTTOK_KERNELS_INT8_AVX2)
+#define NEXTTOK_KERNELS_BASE_LEVEL 1
+#else
+#define NEXTTOK_KERNELS_BASE_LEVEL 0
+#endif
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(NEXTTOK_NO_DISPATCH)
+#define NEXTTOK_KERNELS_DISPATCH 1
 #endif
 
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__) && \
-    defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
-#define NEXTTOK_KERNELS_INT8_AVX512 1
-#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-#define NEXTTOK_KERNELS_INT8_AVX2 1
-#endif
-
-#if defined(__F16C__)
-#define NEXTTOK_KERNELS_F16C 1
-#endif
-
-#if defined(__AVX512BW__)
-#define NEXTTOK_KERNELS_AVX512BW 1
-#endif
-
-#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
-#define NEXTTOK_KERNELS_VNNI256 1
-#define NEXTTOK_KERNELS_VNNI256_EVEX 1  // _mm256_dpbusd_epi32
-#elif defined(__AVXVNNI__)
-#define NEXTTOK_KERNELS_VNNI256 1  // _mm256_dpbusd_avx_epi32
-#endif
-
-#if defined(__GFNI__)
-#define NEXTTOK_KERNELS_GFNI 1
-#endif
-
-#if defined(__AVX512F__) || defined(__AVX2__) || defined(__F16C__)
+#if defined(__AVX512F__) || defined(__AVX2__) || defined(__F16C__) || defined(NEXTTOK_KERNELS_DISPATCH)
 #include <immintrin.h>
 #endif
 
@@ -75,7 +64,31 @@
 
 namespace nexttok::detail::isa {
 
-// The paths this translation unit compiles, by name (the benchmarks and tests print them).
+inline constexpr int base_level = NEXTTOK_KERNELS_BASE_LEVEL;
+#if defined(NEXTTOK_KERNELS_DISPATCH)
+inline constexpr int top_level = 2;
+#else
+inline constexpr int top_level = base_level;
+#endif
+
+// The highest level this CPU (and its operating system) runs: the features of each level's
+// #pragma GCC target in kernels/detail/passes.hpp.
+inline int cpu_level() noexcept {
+#if defined(NEXTTOK_KERNELS_DISPATCH)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni") &&
+        __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni") && __builtin_cpu_supports("avx2") &&
+        __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
+        return 2;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) return 1;
+    return 0;
+#else
+    return base_level;  // the flags already require it
+#endif
+}
+
+// The paths of the kernels the translation unit's flags give, by name (tests/kernel_paths prints them).
 inline constexpr const char* float_kernels =
 #if defined(NEXTTOK_KERNELS_AVX512)
     "avx512";

@@ -8,13 +8,10 @@
 // threads give the same bits.
 // - causal_attention: grouped-query attention of a batch of query rows over their sequences'
 //   cached rows, split into tasks on the thread pool, built from the two above and softmax.
-#pragma once
+#if !defined(NEXTTOK_KERNEL_PASS)
+#include <nexttok/kernels/detail/passes.hpp>
+#else
 
-#include <nexttok/kernels/detail/simd.hpp>
-#include <nexttok/kernels/dot.hpp>
-#include <nexttok/kernels/ops.hpp>
-#include <nexttok/kernels/q8_0_rows.hpp>
-#include <nexttok/kernels/thread_pool.hpp>
 #include <nexttok/tensor/quant_blocks.hpp>
 
 #include <algorithm>
@@ -24,10 +21,10 @@
 #include <utility>
 #include <vector>
 
-namespace nexttok {
+namespace nexttok::NEXTTOK_KERNEL_PASS {
 
 #if defined(NEXTTOK_KERNELS_AVX512)
-namespace detail {
+namespace kernel_detail {
 
 // dot_rows for the sixteen rows of one block (rows[reduce16_slot[i]] = row i), every query.
 template <class R, class X>
@@ -46,7 +43,7 @@ inline void dot_16_rows(const R (&rows)[16], const X* q, std::int64_t nq, std::i
     }
 }
 
-}  // namespace detail
+}  // namespace kernel_detail
 #endif
 
 // out[k * ldo + t] = dot(row(t), q + k * ldq, n) * scale for t < count and the nq queries k < nq.
@@ -59,7 +56,7 @@ inline void dot_rows(Row&& row, std::int64_t count, const X* q, std::int64_t nq,
                      float scale, float* out, std::int64_t ldo) noexcept {
     std::int64_t t = 0;
 #if defined(NEXTTOK_KERNELS_AVX512)
-    namespace s = detail::simd;
+    namespace s = kernel_detail::simd;
     using R = decltype(row(t));
     constexpr std::int64_t max_converted = 256;  // values per row converted at once (16 KiB for 16 rows)
     if (n % s::width == 0 && (std::is_pointer_v<R> || n <= max_converted)) {
@@ -67,7 +64,7 @@ inline void dot_rows(Row&& row, std::int64_t count, const X* q, std::int64_t nq,
             R rows[16];
             for (int i = 0; i < 16; ++i) rows[s::reduce16_slot[i]] = row(t + i);
             if constexpr (std::is_pointer_v<R>) {
-                detail::dot_16_rows(rows, q, nq, ldq, n, scale, out + t, ldo);
+                kernel_detail::dot_16_rows(rows, q, nq, ldq, n, scale, out + t, ldo);
             } else {
                 alignas(64) float values[16 * max_converted];
                 const float* converted[16];
@@ -75,7 +72,7 @@ inline void dot_rows(Row&& row, std::int64_t count, const X* q, std::int64_t nq,
                     converted[i] = values + i * n;
                     for (std::int64_t j = 0; j < n; j += s::width) s::store(values + i * n + j, s::load(rows[i] + j));
                 }
-                detail::dot_16_rows(converted, q, nq, ldq, n, scale, out + t, ldo);
+                kernel_detail::dot_16_rows(converted, q, nq, ldq, n, scale, out + t, ldo);
             }
         }
     }
@@ -84,7 +81,7 @@ inline void dot_rows(Row&& row, std::int64_t count, const X* q, std::int64_t nq,
         for (std::int64_t k = 0; k < nq; ++k) out[k * ldo + t] = dot(row(t), q + k * ldq, n) * scale;
 }
 
-namespace detail {
+namespace kernel_detail {
 
 // weighted_rows for NK heads and columns [j0, j0 + NV * width).
 template <int NK, int NV, class Row>
@@ -114,7 +111,7 @@ inline void with_count(std::int64_t k, F&& f) {
     (std::make_integer_sequence<int, Max>{});
 }
 
-}  // namespace detail
+}  // namespace kernel_detail
 
 // out[k * ldo + j] = sum over t < count, in ascending t, of p[k * ldp + t] * row(t)[j] (one
 // simd::fmadd per term; the last n % width columns by std::fma, so that the result does not depend
@@ -124,17 +121,18 @@ inline void with_count(std::int64_t k, F&& f) {
 template <class Row>
 inline void weighted_rows(const float* p, std::int64_t ldp, std::int64_t nk, Row&& row, std::int64_t count,
                           std::int64_t n, float* out, std::int64_t ldo) noexcept {
-    namespace s = detail::simd;
+    namespace s = kernel_detail::simd;
     constexpr int max_heads = s::width == 16 ? 8 : 4, max_vectors = 2;
     const std::int64_t vector_cols = n / s::width * s::width;
     for (std::int64_t k0 = 0; k0 < nk; k0 += max_heads) {
         const float* pk = p + k0 * ldp;
         float* ok = out + k0 * ldo;
-        detail::with_count<max_heads>(std::min<std::int64_t>(max_heads, nk - k0), [&]<int NK>() {
+        kernel_detail::with_count<max_heads>(std::min<std::int64_t>(max_heads, nk - k0), [&]<int NK>() {
             for (std::int64_t j0 = 0; j0 < vector_cols; j0 += max_vectors * s::width) {
                 const std::int64_t vectors = std::min<std::int64_t>(max_vectors, (vector_cols - j0) / s::width);
-                detail::with_count<max_vectors>(
-                    vectors, [&]<int NV>() { detail::weighted_block<NK, NV>(pk, ldp, row, count, j0, ok, ldo); });
+                kernel_detail::with_count<max_vectors>(vectors, [&]<int NV>() {
+                    kernel_detail::weighted_block<NK, NV>(pk, ldp, row, count, j0, ok, ldo);
+                });
             }
             for (int k = 0; k < NK; ++k)
                 for (std::int64_t j = vector_cols; j < n; ++j) {
@@ -155,47 +153,7 @@ inline const T* cached_row(const T* row, std::int64_t offset) noexcept {
 }
 inline q8_0_row cached_row(const block_q8_0* row, std::int64_t offset) noexcept { return {row, offset}; }
 
-// The cached rows one query row attends to: key(t) and value(t) give the start of position t's
-// key and value rows (all heads), for t < n_pos.
-template <class Key, class Value>
-struct attention_rows {
-    Key key;
-    Value value;
-    std::int64_t n_pos;
-};
-template <class Key, class Value>
-attention_rows<Key, Value> make_attention_rows(Key key, Value value, std::int64_t n_pos) {
-    return {std::move(key), std::move(value), n_pos};
-}
-
-// Grouped-query attention's shape: query head h reads key/value head h / (n_heads / n_kv_heads).
-struct attention_shape {
-    std::int64_t n_heads = 0, n_kv_heads = 0, head_dim = 0;
-    float scale = 1.0f;  // on the scores, 1 / sqrt(head_dim)
-};
-
-// The scratch of causal_attention, per thread: scores and outputs of the query heads of one
-// key/value head. reserve() once outside the token loop; causal_attention allocates nothing.
-class attention_workspace {
-public:
-    void reserve(const attention_shape& s, int n_threads, std::int64_t max_positions) {
-        group_ = s.n_heads / s.n_kv_heads;
-        positions_ = max_positions;
-        scores_.resize(static_cast<std::size_t>(n_threads * group_ * max_positions));
-        outputs_.resize(static_cast<std::size_t>(n_threads * group_ * s.head_dim));
-        head_dim_ = s.head_dim;
-    }
-    std::int64_t positions() const noexcept { return positions_; }
-    // Thread t's scores: head k of its task at [k * positions(), + n_pos).
-    float* scores(int t) noexcept { return scores_.data() + static_cast<std::size_t>(t * group_ * positions_); }
-    // Thread t's outputs: head k of its task at [k * head_dim, + head_dim).
-    float* outputs(int t) noexcept { return outputs_.data() + static_cast<std::size_t>(t * group_ * head_dim_); }
-
-private:
-    std::int64_t group_ = 0, positions_ = 0, head_dim_ = 0;
-    std::vector<float> scores_;   // (n_threads, query heads per key head, max_positions)
-    std::vector<float> outputs_;  // (n_threads, query heads per key head, head_dim)
-};
+namespace kernel_detail {
 
 // Causal grouped-query attention of n query rows: row i, its queries q + i * n_heads * head_dim,
 // attends to the positions rows(i) gives (an attention_rows: its own sequence's [0, pos]), and its
@@ -235,4 +193,8 @@ void causal_attention(const attention_shape& s, std::int64_t n, const float* q, 
     });
 }
 
-}  // namespace nexttok
+}  // namespace kernel_detail
+
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS
+
+#endif  // NEXTTOK_KERNEL_PASS

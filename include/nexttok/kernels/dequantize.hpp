@@ -3,9 +3,10 @@
 // dequantize_block (tensor/legacy_quant_blocks.hpp, tensor/k_quant_blocks.hpp); whole rows; and
 // read_row, one row of any weight matrix as floats (an embedding lookup). The results are exact
 // (quant_blocks.hpp: "Exactness"), so every instruction set gives the same floats as ggml.
-#pragma once
+#if !defined(NEXTTOK_KERNEL_PASS)
+#include <nexttok/kernels/detail/passes.hpp>
+#else
 
-#include <nexttok/kernels/detail/simd.hpp>
 #include <nexttok/tensor/quant_blocks.hpp>
 #include <nexttok/tensor/tensor_view.hpp>
 #include <nexttok/tensor/weight_types.hpp>
@@ -13,19 +14,19 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace nexttok {
+namespace nexttok::NEXTTOK_KERNEL_PASS {
 
 // y[0, block_size) = the block's weights. The loops step by the SIMD width with compile-time
 // bounds; each load of quant bytes serves every output chunk that takes bits from it.
 inline void dequantize_block(const block_q8_0& b, float* y) noexcept {
-    namespace s = detail::simd;
-    const s::vec d = s::set1(b.d.to_float());
+    namespace s = kernel_detail::simd;
+    const s::vec d = s::set1(kernel_detail::simd::half_to_float(b.d));
     for (int e = 0; e < 32; e += s::width) s::store(y + e, s::mul(s::to_vec(s::load_i8(b.qs + e)), d));
 }
 
 inline void dequantize_block(const block_q4_0& b, float* y) noexcept {
-    namespace s = detail::simd;
-    const s::vec d = s::set1(b.d.to_float());
+    namespace s = kernel_detail::simd;
+    const s::vec d = s::set1(kernel_detail::simd::half_to_float(b.d));
     for (int e = 0; e < 16; e += s::width) {
         const s::ivec q = s::load_u8(b.qs + e);
         s::store(y + e, s::mul(s::to_vec(s::add_i(s::and_i(q, 0x0f), -8)), d));
@@ -35,8 +36,9 @@ inline void dequantize_block(const block_q4_0& b, float* y) noexcept {
 
 // Sub-blocks 2i and 2i + 1 (32 weights each) take the low and high nibbles of qs[32i, 32i + 32).
 inline void dequantize_block(const block_q4_k& b, float* y) noexcept {
-    namespace s = detail::simd;
-    const detail::k_sub_scales k = detail::unpack_k_sub_scales(b.scales, b.d.to_float(), b.dmin.to_float());
+    namespace s = kernel_detail::simd;
+    const kernel_detail::k_sub_scales k = kernel_detail::unpack_k_sub_scales(
+        b.scales, kernel_detail::simd::half_to_float(b.d), kernel_detail::simd::half_to_float(b.dmin));
     for (int i = 0; i < 4; ++i) {
         const s::vec scale0 = s::set1(k.scale[2 * i]), min0 = s::set1(k.min[2 * i]);
         const s::vec scale1 = s::set1(k.scale[2 * i + 1]), min1 = s::set1(k.min[2 * i + 1]);
@@ -50,8 +52,9 @@ inline void dequantize_block(const block_q4_k& b, float* y) noexcept {
 
 // As q4_k, plus the fifth bit of weight l of sub-block j in bit j of qh[l].
 inline void dequantize_block(const block_q5_k& b, float* y) noexcept {
-    namespace s = detail::simd;
-    const detail::k_sub_scales k = detail::unpack_k_sub_scales(b.scales, b.d.to_float(), b.dmin.to_float());
+    namespace s = kernel_detail::simd;
+    const kernel_detail::k_sub_scales k = kernel_detail::unpack_k_sub_scales(
+        b.scales, kernel_detail::simd::half_to_float(b.d), kernel_detail::simd::half_to_float(b.dmin));
     for (int i = 0; i < 4; ++i) {
         const s::vec scale0 = s::set1(k.scale[2 * i]), min0 = s::set1(k.min[2 * i]);
         const s::vec scale1 = s::set1(k.scale[2 * i + 1]), min1 = s::set1(k.min[2 * i + 1]);
@@ -69,8 +72,8 @@ inline void dequantize_block(const block_q5_k& b, float* y) noexcept {
 // Per half of 128: quarter k's low 4 bits are the low (k < 2) or high (k >= 2) nibbles of
 // ql[32 (k % 2) + l], its high 2 bits are bits 2k, 2k + 1 of qh[l]; scale e / 16.
 inline void dequantize_block(const block_q6_k& b, float* y) noexcept {
-    namespace s = detail::simd;
-    const float d = b.d.to_float();
+    namespace s = kernel_detail::simd;
+    const float d = kernel_detail::simd::half_to_float(b.d);
     for (int h = 0; h < 2; ++h) {
         const std::uint8_t* ql = b.ql + 64 * h;
         const std::uint8_t* qh = b.qh + 32 * h;
@@ -112,4 +115,6 @@ inline void read_row(const tensor_view& w, std::int64_t r, float* out) {
     });
 }
 
-}  // namespace nexttok
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS
+
+#endif  // NEXTTOK_KERNEL_PASS

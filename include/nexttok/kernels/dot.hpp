@@ -6,10 +6,9 @@
 // compile time, never on how many vectors are processed together (nt), on the thread, or on the
 // batch. So a row multiplied by one token (decode) and by a tile of tokens (prefill) gives
 // bitwise the same result, and so do 1 and N threads.
-#pragma once
-
-#include <nexttok/kernels/detail/simd.hpp>
-#include <nexttok/kernels/quant_dot.hpp>
+#if !defined(NEXTTOK_KERNEL_PASS)
+#include <nexttok/kernels/detail/passes.hpp>
+#else
 
 #include <Eigen/Core>
 
@@ -17,16 +16,17 @@
 #include <concepts>
 #include <cstdint>
 
-namespace nexttok {
+namespace nexttok::NEXTTOK_KERNEL_PASS {
 
 // A type of one element of a dense vector: weights, activations and cache entries.
 template <class T>
 concept dense_element = std::same_as<T, float> || std::same_as<T, Eigen::half> || std::same_as<T, Eigen::bfloat16>;
 
-using detail::simd::acc_slot;
+using kernel_detail::simd::acc_slot;
 
 // Floats of one step of dot_block_range: the columns that go once through every accumulator.
-inline constexpr std::int64_t dot_step = static_cast<std::int64_t>(detail::simd::accumulators) * detail::simd::width;
+inline constexpr std::int64_t dot_step =
+    static_cast<std::int64_t>(kernel_detail::simd::accumulators) * kernel_detail::simd::width;
 
 // Accumulates columns [i0, i1) (multiples of accumulators * width) of NR rows x NT tokens into
 // the accumulators kept in memory: output (r, t) in acc[r * ld + t * acc_slot, + acc_slot).
@@ -39,8 +39,8 @@ inline constexpr std::int64_t dot_step = static_cast<std::int64_t>(detail::simd:
 // `pf` is advanced by the bytes of weights each step reads (see prefetch_cursor).
 template <int NR, int NT, dense_element W, class X>
 inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i0, std::int64_t i1, float* acc,
-                            std::int64_t ld, detail::simd::prefetch_cursor pf = {}) noexcept {
-    namespace s = detail::simd;
+                            std::int64_t ld, kernel_detail::simd::prefetch_cursor pf = {}) noexcept {
+    namespace s = kernel_detail::simd;
     constexpr int A = s::accumulators;
     static_assert(dot_step <= acc_slot);
     constexpr std::int64_t step = dot_step;
@@ -48,25 +48,29 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
     // second path (for zero steps) that would make the compiler keep a copy on the stack.
     if (i0 + step > i1) return;
     s::vec v[NR][NT][A];
-    for (int r = 0; r < NR; ++r)
-        for (int t = 0; t < NT; ++t)
-            for (int a = 0; a < A; ++a) v[r][t][a] = s::load(acc + r * ld + t * acc_slot + a * s::width);
+    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
+        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
+            NEXTTOK_UNROLL for (int a = 0; a < A; ++a) v[r][t][a] = s::load(acc + r * ld + t * acc_slot + a * s::width);
+        }
+    }
     std::int64_t i = i0;
     do {
         pf.advance(NR * step * sizeof(W));
-        for (int a = 0; a < A; ++a) {
+        NEXTTOK_UNROLL for (int a = 0; a < A; ++a) {
             s::vec wv[NR];
-            for (int r = 0; r < NR; ++r) wv[r] = s::load(w[r] + i + a * s::width);
-            for (int t = 0; t < NT; ++t) {
+            NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) wv[r] = s::load(w[r] + i + a * s::width);
+            NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
                 const s::vec xv = s::load(x[t] + i + a * s::width);
-                for (int r = 0; r < NR; ++r) v[r][t][a] = s::fmadd(wv[r], xv, v[r][t][a]);
+                NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) v[r][t][a] = s::fmadd(wv[r], xv, v[r][t][a]);
             }
         }
         i += step;
     } while (i + step <= i1);
-    for (int r = 0; r < NR; ++r)
-        for (int t = 0; t < NT; ++t)
-            for (int a = 0; a < A; ++a) s::store(acc + r * ld + t * acc_slot + a * s::width, v[r][t][a]);
+    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
+        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
+            NEXTTOK_UNROLL for (int a = 0; a < A; ++a) s::store(acc + r * ld + t * acc_slot + a * s::width, v[r][t][a]);
+        }
+    }
 }
 
 // dot_block_range over `steps` steps of operands packed as float (matmul's prefill): step s of
@@ -77,7 +81,7 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
 template <int NR, int NT>
 inline void packed_block_range(const float* wp, const float* xp, std::int64_t steps, float* acc,
                                std::int64_t ld) noexcept {
-    namespace s = detail::simd;
+    namespace s = kernel_detail::simd;
     constexpr int A = s::accumulators;
     if (steps <= 0) return;
     s::vec v[NR][NT][A];
@@ -115,7 +119,7 @@ inline constexpr std::int64_t dot_block_columns(std::int64_t n) noexcept {
 template <int NR, int NT, dense_element W, class X>
 inline void dot_block_finish(const W* const* w, const X* const* x, std::int64_t n, const float* acc, std::int64_t ld,
                              float* out) noexcept {
-    namespace s = detail::simd;
+    namespace s = kernel_detail::simd;
     constexpr int A = s::accumulators;
     for (int r = 0; r < NR; ++r) {
         for (int t = 0; t < NT; ++t) {
@@ -133,7 +137,7 @@ inline void dot_block_finish(const W* const* w, const X* const* x, std::int64_t 
 // out[r * NT + t] = sum_i w[r][i] * x[t][i] for r < NR, t < NT: a register tile over all columns.
 template <int NR, int NT, dense_element W, class X>
 inline void dot_block(const W* const* w, const X* const* x, std::int64_t n, float* out,
-                      detail::simd::prefetch_cursor pf = {}) noexcept {
+                      kernel_detail::simd::prefetch_cursor pf = {}) noexcept {
     alignas(64) float acc[NR * NT * acc_slot] = {};
     dot_block_range<NR, NT>(w, x, 0, dot_block_columns<W>(n), acc, NT * acc_slot, pf);
     dot_block_finish<NR, NT>(w, x, n, acc, NT * acc_slot, out);
@@ -155,4 +159,6 @@ inline float dot(const W* w, const X* x, std::int64_t n) noexcept {
     return out;
 }
 
-}  // namespace nexttok
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS
+
+#endif  // NEXTTOK_KERNEL_PASS

@@ -13,14 +13,12 @@
 // weight chunk serve NT tokens and each activation chunk NR rows. Every output is computed in an
 // order that does not depend on the tile, so results do not depend on the thread count or on n
 // (see dot.hpp, quant_act.hpp).
-#pragma once
+#if !defined(NEXTTOK_KERNEL_PASS)
+#include <nexttok/kernels/detail/passes.hpp>
+#else
 
 #include <nexttok/detail/aligned_buffer.hpp>
 #include <nexttok/error.hpp>
-#include <nexttok/kernels/dequantize.hpp>
-#include <nexttok/kernels/dot.hpp>
-#include <nexttok/kernels/quant_act.hpp>
-#include <nexttok/kernels/thread_pool.hpp>
 #include <nexttok/tensor/quant_blocks.hpp>
 #include <nexttok/tensor/tensor_view.hpp>
 #include <nexttok/tensor/weight_types.hpp>
@@ -35,59 +33,9 @@
 #include <utility>
 #include <vector>
 
-namespace nexttok {
+namespace nexttok::NEXTTOK_KERNEL_PASS {
 
-// Scratch of matmul: the activation rows quantized to 8 bits, or packed as float for dense weights
-// (with one packed block of weight rows per thread). Owned by one caller (a decoder), sized by
-// reserve() outside the token loop; not thread-safe.
-class matmul_workspace {
-public:
-    void reserve(std::int64_t n_tokens, std::int64_t cols) {
-        if (n_tokens > reserved_tokens_ || cols > reserved_cols_) {
-            reserved_tokens_ = std::max(n_tokens, reserved_tokens_);
-            reserved_cols_ = std::max(cols, reserved_cols_);
-            act_.resize(reserved_tokens_, reserved_cols_);
-            if (reserved_tokens_ > 1) grow(packed_tokens_, reserved_tokens_ * reserved_cols_);
-        }
-    }
-    q8_activations& activations(std::int64_t n_tokens, std::int64_t cols) {
-        reserve(n_tokens, cols);
-        act_.resize(n_tokens, cols);  // within the reserved storage: no allocation
-        return act_;
-    }
-    // n_tokens activation rows of `cols` packed as float (matmul's prefill of dense weights).
-    float* packed_tokens(std::int64_t n_tokens, std::int64_t cols) {
-        reserve(n_tokens, cols);
-        grow(packed_tokens_, n_tokens * cols);
-        return packed_tokens_.data();
-    }
-    // Thread `thread`'s block of `floats` packed weights, for threads [0, n_threads).
-    float* packed_rows(int thread, int n_threads, std::int64_t floats) {
-        const auto threads = static_cast<std::size_t>(n_threads);
-        if (packed_rows_.size() < threads) packed_rows_.resize(threads);
-        auto& rows = packed_rows_[static_cast<std::size_t>(thread)];
-        grow(rows, floats);
-        return rows.data();
-    }
-
-private:
-    static void grow(detail::aligned_vector<float>& v, std::int64_t floats) {
-        if (v.size() < static_cast<std::size_t>(floats)) v.resize(static_cast<std::size_t>(floats));
-    }
-    std::int64_t reserved_tokens_ = 0, reserved_cols_ = 0;
-    q8_activations act_;
-    detail::aligned_vector<float> packed_tokens_;
-    std::vector<detail::aligned_vector<float>> packed_rows_;  // (threads)
-};
-
-// One product of a matmul_group: y[t * ldy + r] = dot(W row r, x row t). Non-owning.
-struct matmul_target {
-    const tensor_view* w;
-    float* y;
-    std::int64_t ldy;
-};
-
-namespace detail {
+namespace kernel_detail {
 
 inline constexpr std::int64_t rows_per_task = 16;
 inline constexpr int max_group = 4;  // matrices per matmul_group
@@ -117,7 +65,7 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
         const char* next = reinterpret_cast<const char*>(w + (r + prefetch_rows) * stride);
         const simd::prefetch_cursor pf{next, next + NR * stride * static_cast<std::int64_t>(sizeof(W))};
         if constexpr (std::is_same_v<X, q8_act_row>)
-            nexttok::qdot_block<NR, NT>(ws, xs, cols, out, pf);
+            NEXTTOK_KERNEL_PASS::qdot_block<NR, NT>(ws, xs, cols, out, pf);
         else if constexpr (quant_block<W>) {
             for (int i = 0; i < NR; ++i) dot_tile<NT>(ws[i], xs, cols, out + i * NT);
         } else
@@ -307,19 +255,22 @@ const float* pack_activations(const X* x, std::int64_t ldx, std::int64_t n, std:
     return out;
 }
 
-}  // namespace detail
+}  // namespace kernel_detail
 
-// For each target, y[t * ldy + r] = dot(W row r, x[t * ldx ...]) for t < n, r < W.rows(), in one
-// parallel_for. Every W has the same cols. Throws unsupported_error for a weight type without
+namespace kernel_detail {
+
+// matmul_group (kernels/detail/passes.hpp) by this set's kernels: for each target, y[t * ldy + r]
+// = dot(W row r, x[t * ldx ...]) for t < n, r < W.rows(), in one parallel_for. Every W has the same cols. Throws unsupported_error for a weight type without
 // kernels (the loaders reject those up front), before any work starts.
 template <class X>
 void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64_t ldx, std::int64_t n,
                   thread_pool& pool, matmul_workspace& ws) {
     if (targets.empty() || n <= 0) return;
-    if (targets.size() > static_cast<std::size_t>(detail::max_group))
-        throw invalid_argument_error("matmul_group: more than " + std::to_string(detail::max_group) + " matrices");
+    if (targets.size() > static_cast<std::size_t>(kernel_detail::max_group))
+        throw invalid_argument_error("matmul_group: more than " + std::to_string(kernel_detail::max_group) +
+                                     " matrices");
     const auto cols = static_cast<std::int64_t>(targets[0].w->cols());
-    std::int64_t first_task[detail::max_group + 1] = {0}, task_rows[detail::max_group] = {0};
+    std::int64_t first_task[kernel_detail::max_group + 1] = {0}, task_rows[kernel_detail::max_group] = {0};
     bool quantize = false, pack = false;
     for (std::size_t i = 0; i < targets.size(); ++i) {
         const tensor_view& w = *targets[i].w;
@@ -327,10 +278,10 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
             throw invalid_argument_error("matmul_group: tensor '" + w.name + "' has rows of " +
                                          std::to_string(w.cols()) + ", expected " + std::to_string(cols));
         visit_weight_type(w, "matmul", [&]<class W>(std::type_identity<W>) {
-            quantize |= detail::uses_int8<W>;
-            const bool packed = !quant_block<W> && n > detail::dense_in_place_tokens;
+            quantize |= kernel_detail::uses_int8<W>;
+            const bool packed = !quant_block<W> && n > kernel_detail::dense_in_place_tokens;
             pack |= packed;
-            task_rows[i] = packed ? detail::packed_rows_per_task : detail::rows_per_task;
+            task_rows[i] = packed ? kernel_detail::packed_rows_per_task : kernel_detail::rows_per_task;
         });
         const auto rows = static_cast<std::int64_t>(w.rows());
         first_task[i + 1] = first_task[i] + (rows + task_rows[i] - 1) / task_rows[i];
@@ -339,16 +290,16 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
     if (quantize) {
         q8_activations& act = ws.activations(n, cols);
         if (n == 1)
-            act.quantize(0, x);
+            quantize_activations(act, 0, x);
         else
-            pool.parallel_for(n, [&](std::int64_t t, int) { act.quantize(t, x + t * ldx); });
+            pool.parallel_for(n, [&](std::int64_t t, int) { quantize_activations(act, t, x + t * ldx); });
         xq = act.rows();
     }
     // Dense weights and several tokens: the activations packed once for all tasks, and a block of
     // packed weight rows per thread (allocated here, before the tasks, when it grows).
     const std::int64_t steps = dot_block_columns<float>(cols) / dot_step;
-    const std::int64_t panel_floats = detail::packed_rows_per_task * steps * dot_step;
-    const float* xp = pack ? detail::pack_activations(x, ldx, n, cols, steps, pool, ws) : nullptr;
+    const std::int64_t panel_floats = kernel_detail::packed_rows_per_task * steps * dot_step;
+    const float* xp = pack ? kernel_detail::pack_activations(x, ldx, n, cols, steps, pool, ws) : nullptr;
     if (pack)
         for (int t = 0; t < pool.size(); ++t) ws.packed_rows(t, pool.size(), panel_floats);
     const std::int64_t n_tasks = first_task[targets.size()];
@@ -367,40 +318,29 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
                 const auto row_address = [&](std::int64_t r) {
                     return reinterpret_cast<const char*>(w + r * stride);
                 };
-                return detail::simd::prefetch_cursor{row_address(r1), row_address(std::min(rows, 2 * r1 - r0))};
+                return kernel_detail::simd::prefetch_cursor{row_address(r1), row_address(std::min(rows, 2 * r1 - r0))};
             };
-            if constexpr (detail::uses_int8<W>) {
-                if (n <= detail::int8_in_place_tokens)
-                    detail::row_block(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy);
+            if constexpr (kernel_detail::uses_int8<W>) {
+                if (n <= kernel_detail::int8_in_place_tokens)
+                    kernel_detail::row_block(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy);
                 else
-                    detail::row_block_prefill(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy, nullptr, nullptr,
-                                              next_block());
+                    kernel_detail::row_block_prefill(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy, nullptr, nullptr,
+                                                     next_block());
             } else if constexpr (quant_block<W>) {
-                detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
-            } else if (n <= detail::dense_in_place_tokens) {
-                detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
+                kernel_detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
+            } else if (n <= kernel_detail::dense_in_place_tokens) {
+                kernel_detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
             } else {
                 float* panel = ws.packed_rows(thread, pool.size(), panel_floats);
-                detail::row_block_prefill(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy, xp, panel, next_block());
+                kernel_detail::row_block_prefill(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy, xp, panel,
+                                                 next_block());
             }
         });
     });
 }
 
-// y[t * ldy + r] = dot(W row r, x[t * ldx ...]) for t < n, r < W.rows().
-template <class X>
-void matmul(const tensor_view& w, const X* x, std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy,
-            thread_pool& pool, matmul_workspace& ws) {
-    const matmul_target target{&w, y, ldy};
-    matmul_group(std::span<const matmul_target>(&target, 1), x, ldx, n, pool, ws);
-}
+}  // namespace kernel_detail
 
-// As above with a workspace of the calling thread (allocates when it first sees a larger n x cols).
-template <class X>
-void matmul(const tensor_view& w, const X* x, std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy,
-            thread_pool& pool) {
-    thread_local matmul_workspace ws;
-    matmul(w, x, ldx, n, y, ldy, pool, ws);
-}
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS
 
-}  // namespace nexttok
+#endif  // NEXTTOK_KERNEL_PASS

@@ -1,18 +1,19 @@
 // Element-wise and per-vector operations of the decoder: RMSNorm, LayerNorm, RoPE (adjacent
 // and NeoX pairing), softmax, SwiGLU and GELU (the last three with the SIMD exponential).
 // Everything computes in float (sums of squares in double); outputs may be stored in any Scalar.
-#pragma once
+#if !defined(NEXTTOK_KERNEL_PASS)
+#include <nexttok/kernels/detail/passes.hpp>
+#else
 
-#include <nexttok/kernels/detail/simd.hpp>
 #include <nexttok/model/rope_scaling.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
 
-namespace nexttok {
+namespace nexttok::NEXTTOK_KERNEL_PASS {
 
-namespace detail {
+namespace kernel_detail {
 
 // The sum of term(i) for i < n in double, as N partial sums of the indexes i % N added in a fixed
 // pairwise tree: it vectorizes, and gives one result for every thread count and batch.
@@ -29,13 +30,14 @@ inline double fixed_order_sum(std::int64_t n, F&& term) noexcept {
     return part[0];
 }
 
-}  // namespace detail
+}  // namespace kernel_detail
 
 // out[i] = Scalar(x[i] / rms(x) * weight[i]), rms(x) = sqrt(mean(x^2) + eps), the sum of squares
-// in double (detail::fixed_order_sum, 8 partial sums).
+// in double (kernel_detail::fixed_order_sum, 8 partial sums).
 template <class Out>
 inline void rms_norm(const float* x, const float* weight, std::int64_t n, float eps, Out* out) noexcept {
-    const double ss = detail::fixed_order_sum<8>(n, [x](std::int64_t i) { return static_cast<double>(x[i]) * x[i]; });
+    const double ss =
+        kernel_detail::fixed_order_sum<8>(n, [x](std::int64_t i) { return static_cast<double>(x[i]) * x[i]; });
     const float scale = static_cast<float>(1.0 / std::sqrt(ss / static_cast<double>(n) + eps));
     for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(x[i] * scale * weight[i]);
 }
@@ -101,7 +103,7 @@ inline void rope_table(std::int64_t pos, std::int64_t rope_dim, float theta, flo
     }
 }
 
-namespace detail {
+namespace kernel_detail {
 
 // For i in [0, n) by SIMD vectors: out[i] = Out(f(a[i], b[i])), f taking and returning simd::vec.
 // The last partial vector goes through a zero-padded copy, so every element takes the same
@@ -132,12 +134,12 @@ inline void map_vectors(const float* a, const float* b, std::int64_t n, Out* out
     }
 }
 
-}  // namespace detail
+}  // namespace kernel_detail
 
 // In place: x = exp(x - max) / sum (exp: simd::exp, within 2 ulp; the sum in double,
-// detail::fixed_order_sum with 4 partial sums). n >= 1.
+// kernel_detail::fixed_order_sum with 4 partial sums). n >= 1.
 inline void softmax(float* x, std::int64_t n) noexcept {
-    namespace s = detail::simd;
+    namespace s = kernel_detail::simd;
     float mx[8];  // partial maxima (max is exact in any order)
     for (int k = 0; k < 8; ++k) mx[k] = x[0];
     std::int64_t j = 0;
@@ -148,18 +150,18 @@ inline void softmax(float* x, std::int64_t n) noexcept {
     float max = mx[0];
     for (int k = 1; k < 8; ++k) max = mx[k] > max ? mx[k] : max;
     const s::vec m = s::set1(max);
-    detail::map_vectors(x, x, n, x, [m](s::vec v, s::vec) { return s::exp(s::sub(v, m)); });
-    const double sum = detail::fixed_order_sum<4>(n, [x](std::int64_t i) { return static_cast<double>(x[i]); });
+    kernel_detail::map_vectors(x, x, n, x, [m](s::vec v, s::vec) { return s::exp(s::sub(v, m)); });
+    const double sum = kernel_detail::fixed_order_sum<4>(n, [x](std::int64_t i) { return static_cast<double>(x[i]); });
     const s::vec inv = s::set1(static_cast<float>(1.0 / sum));
-    detail::map_vectors(x, x, n, x, [inv](s::vec v, s::vec) { return s::mul(v, inv); });
+    kernel_detail::map_vectors(x, x, n, x, [inv](s::vec v, s::vec) { return s::mul(v, inv); });
 }
 
 // out[i] = Scalar(silu(gate[i]) * up[i]), silu(g) = g / (1 + exp(-g)).
 template <class Out>
 inline void swiglu(const float* gate, const float* up, std::int64_t n, Out* out) noexcept {
-    namespace s = detail::simd;
+    namespace s = kernel_detail::simd;
     const s::vec one = s::set1(1.0f);
-    detail::map_vectors(gate, up, n, out, [one](s::vec g, s::vec u) {
+    kernel_detail::map_vectors(gate, up, n, out, [one](s::vec g, s::vec u) {
         return s::mul(s::div(g, s::add(one, s::exp(s::sub(s::zero(), g)))), u);
     });
 }
@@ -168,14 +170,16 @@ inline void swiglu(const float* gate, const float* up, std::int64_t n, Out* out)
 // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), tanh(y) = 1 - 2 / (exp(2y) + 1).
 template <class Out>
 inline void gelu_tanh(const float* x, std::int64_t n, Out* out) noexcept {
-    namespace s = detail::simd;
+    namespace s = kernel_detail::simd;
     const s::vec one = s::set1(1.0f), two = s::set1(2.0f), half = s::set1(0.5f);
     const s::vec c = s::set1(0.7978845608028654f), c3 = s::set1(0.044715f);
-    detail::map_vectors(x, x, n, out, [=](s::vec v, s::vec) {
+    kernel_detail::map_vectors(x, x, n, out, [=](s::vec v, s::vec) {
         const s::vec y = s::mul(c, s::fmadd(s::mul(c3, v), s::mul(v, v), v));
         const s::vec t = s::sub(one, s::div(two, s::add(s::exp(s::mul(two, y)), one)));
         return s::mul(s::mul(half, v), s::add(one, t));
     });
 }
 
-}  // namespace nexttok
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS
+
+#endif  // NEXTTOK_KERNEL_PASS

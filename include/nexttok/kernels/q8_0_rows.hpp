@@ -6,29 +6,18 @@
 //
 // q8_0_row behaves as the pointer attention expects of a row: `row + j` is the row from element j
 // on, `row[j]` an element. It does not own the blocks.
-#pragma once
+#if !defined(NEXTTOK_KERNEL_PASS)
+#include <nexttok/kernels/detail/passes.hpp>
+#else
 
-#include <nexttok/kernels/detail/simd.hpp>
 #include <nexttok/tensor/quant_blocks.hpp>
 
 #include <cmath>
 #include <cstdint>
 
-namespace nexttok {
+namespace nexttok::NEXTTOK_KERNEL_PASS {
 
-struct q8_0_row {
-    const block_q8_0* blocks = nullptr;  // the row's first block
-    std::int64_t offset = 0;             // elements before this view's element 0
-
-    q8_0_row operator+(std::int64_t j) const noexcept { return {blocks, offset + j}; }
-    float operator[](std::int64_t j) const noexcept {
-        const std::int64_t i = offset + j;
-        const block_q8_0& b = blocks[i / block_q8_0::block_size];
-        return static_cast<float>(b.qs[i % block_q8_0::block_size]) * b.d.to_float();
-    }
-};
-
-namespace detail::simd {
+namespace kernel_detail::simd {
 
 // Elements [0, width) of the row: one block's quants scaled at once, or element by element where
 // they straddle two blocks (an offset that is not a multiple of width).
@@ -36,20 +25,21 @@ inline vec load(const q8_0_row& r) noexcept {
     constexpr std::int64_t bs = block_q8_0::block_size;
     const std::int64_t in_block = r.offset % bs;
     const block_q8_0& b = r.blocks[r.offset / bs];
-    if (in_block + width <= bs) return mul(to_vec(load_i8(b.qs + in_block)), set1(b.d.to_float()));
+    if (in_block + width <= bs)
+        return mul(to_vec(load_i8(b.qs + in_block)), set1(kernel_detail::simd::half_to_float(b.d)));
     alignas(64) float f[width];
     for (int i = 0; i < width; ++i) f[i] = r[i];
     return load(static_cast<const float*>(f));
 }
 
-}  // namespace detail::simd
+}  // namespace kernel_detail::simd
 
 // sum_i row[i] * x[i], in the order of dot() for dense rows (dot.hpp): chunk k of `width`
 // elements into accumulator k % accumulators, ascending; the accumulators summed, reduced; the
 // last n % (accumulators * width) elements added one by one.
 template <class X>
 inline float dot(const q8_0_row& w, const X* x, std::int64_t n) noexcept {
-    namespace s = detail::simd;
+    namespace s = kernel_detail::simd;
     constexpr int A = s::accumulators;
     constexpr std::int64_t step = static_cast<std::int64_t>(A) * s::width;
     s::vec v[A];
@@ -74,4 +64,6 @@ inline float dot(const q8_0_row& w, const X* x, std::int64_t n) noexcept {
     return total;
 }
 
-}  // namespace nexttok
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS
+
+#endif  // NEXTTOK_KERNEL_PASS

@@ -7,22 +7,22 @@
 // start of the row, always goes to accumulator k % accumulators, in ascending k, and the
 // accumulators are summed as in dot.hpp: the order depends only on n and the SIMD backend, never
 // on NT, the thread or the batch.
-#pragma once
+#if !defined(NEXTTOK_KERNEL_PASS)
+#include <nexttok/kernels/detail/passes.hpp>
+#else
 
-#include <nexttok/kernels/dequantize.hpp>
-#include <nexttok/kernels/detail/simd.hpp>
 #include <nexttok/tensor/quant_blocks.hpp>
 
 #include <algorithm>
 #include <cstdint>
 
-namespace nexttok {
+namespace nexttok::NEXTTOK_KERNEL_PASS {
 
 // out[t] = sum_i w[i] * x[t][i] for t < NT, w being n / Block::block_size blocks (n a multiple of
 // the block size).
 template <int NT, quant_block Block, class X>
 inline void dot_tile(const Block* w, const X* const* x, std::int64_t n, float* out) noexcept {
-    namespace s = detail::simd;
+    namespace s = kernel_detail::simd;
     constexpr int A = s::accumulators;
     constexpr int qk = Block::block_size;
     static_assert(qk % s::width == 0);
@@ -59,4 +59,6 @@ inline void dot_tile(const Block* w, const X* const* x, std::int64_t n, float* o
     }
 }
 
-}  // namespace nexttok
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS
+
+#endif  // NEXTTOK_KERNEL_PASS

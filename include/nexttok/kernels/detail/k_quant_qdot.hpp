@@ -25,16 +25,14 @@
 // AVX-512 takes a step per instruction (the 16 lanes); AVX2 an element block of 32 at a time,
 // whose 8 int32 lanes are lanes 0-7 (steps' first halves, positions 0, 2, 4, 6 of q8k_qs) or 8-15;
 // the portable code the lanes one by one.
-#pragma once
+// Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
-#include <nexttok/kernels/detail/simd.hpp>
-#include <nexttok/kernels/quant_act.hpp>
 #include <nexttok/tensor/k_quant_blocks.hpp>
 
 #include <cmath>
 #include <cstdint>
 
-namespace nexttok::detail {
+namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
 // The element whose activation sits at byte `pos` of a block's q8k_qs.
 inline int q8_k_element(int pos) noexcept { return 32 * q8_k_order[pos / 32] + pos % 32; }
@@ -124,7 +122,7 @@ struct k_quant_portable {
     static void step(lanes& a, const levels& p, const Block& w, const q8_act_row& x, std::int64_t b) noexcept {
         const std::int8_t* xq = x.q8k_qs + 256 * b;
         const float dx = x.q8k_scales[b];
-        const float scale = w.d.to_float() * dx;
+        const float scale = kernel_detail::simd::half_to_float(w.d) * dx;
         for (int k = 0; k < 16; ++k) {
             std::int32_t sum = 0;
             for (int s = 0; s < 4; ++s)
@@ -140,7 +138,7 @@ struct k_quant_portable {
         }
         if constexpr (std::is_same_v<Block, block_q2_k>) {
             const std::int16_t* bsum16 = x.q8k_sums16 + 16 * b;
-            const float min_scale = -(w.dmin.to_float() * dx);
+            const float min_scale = -(kernel_detail::simd::half_to_float(w.dmin) * dx);
             for (int k = 0; k < 8; ++k) {
                 const std::int32_t m = p.min[2 * k] * bsum16[2 * k] + p.min[2 * k + 1] * bsum16[2 * k + 1];
                 a.v[k] = std::fma(static_cast<float>(m), min_scale, a.v[k]);
@@ -149,16 +147,16 @@ struct k_quant_portable {
     }
 };
 
-}  // namespace nexttok::detail
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail
 
-// The kernels of this build's instruction set (each file defines detail::qdot_range for the three
+// The kernels of this build's instruction set (each file defines kernel_detail::qdot_range for the three
 // block types over its own K); the portable ones here.
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
 #include <nexttok/kernels/detail/k_quant_qdot_zmm.hpp>
 #elif defined(NEXTTOK_KERNELS_INT8_AVX2)
 #include <nexttok/kernels/detail/k_quant_qdot_avx2.hpp>
 #else
-namespace nexttok::detail {
+namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
 template <int NR, int NT, class Block>
 requires is_k_quant_int8_block<Block>
@@ -167,5 +165,5 @@ inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::i
     k_quant_range<k_quant_portable, NR, NT>(w, x, b0, b1, acc, ld, pf);
 }
 
-}  // namespace nexttok::detail
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail
 #endif

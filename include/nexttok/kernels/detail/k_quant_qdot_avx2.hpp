@@ -6,9 +6,7 @@
 //     take q3_k's "- 4" terms, q2_k's minimums go in by their own multiply-add.
 //   iq4_xs: |level| times the activations with the level's sign (vpsignb, vpmaddubsw: at most
 //     2 x 127 x 127), times the sub-block's scale (vpmaddwd).
-#pragma once
-
-#include <nexttok/kernels/detail/k_quant_qdot.hpp>
+// Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
 #if defined(NEXTTOK_KERNELS_INT8_AVX2)
 
@@ -17,7 +15,7 @@
 
 NEXTTOK_INTRINSICS_BEGIN
 
-namespace nexttok::detail {
+namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
 // The 16 signed scales s_i - 32 of a q3_k block as bytes (see k_quant_blocks.hpp). The 16-byte
 // load ends at the last scale byte, inside the block.
@@ -138,16 +136,17 @@ struct k_quant_avx2 {
         const float dx = x.q8k_scales[b];
         __m256i sum[2];
         scaled_pairs(p, x.q8k_qs + 256 * b, sum);
-        add_block(a, sum, w.d.to_float() * dx);
+        add_block(a, sum, kernel_detail::simd::half_to_float(w.d) * dx);
         const __m256i mins = _mm256_madd_epi16(p.m16, load_bsum16(x, b));
-        a.lo = _mm256_fmadd_ps(_mm256_cvtepi32_ps(mins), _mm256_set1_ps(-(w.dmin.to_float() * dx)), a.lo);
+        a.lo = _mm256_fmadd_ps(_mm256_cvtepi32_ps(mins),
+                               _mm256_set1_ps(-(kernel_detail::simd::half_to_float(w.dmin) * dx)), a.lo);
     }
 
     static void step(lanes& a, const q3_weights& p, const block_q3_k& w, const q8_act_row& x, std::int64_t b) noexcept {
         __m256i sum[2];
         scaled_pairs(p, x.q8k_qs + 256 * b, sum);
         sum[0] = _mm256_sub_epi32(sum[0], _mm256_slli_epi32(_mm256_madd_epi16(p.m16, load_bsum16(x, b)), 2));
-        add_block(a, sum, w.d.to_float() * x.q8k_scales[b]);
+        add_block(a, sum, kernel_detail::simd::half_to_float(w.d) * x.q8k_scales[b]);
     }
 
     static void step(lanes& a, const iq4_weights& p, const block_iq4_xs& w, const q8_act_row& x,
@@ -161,7 +160,7 @@ struct k_quant_avx2 {
             const __m256i pairs = _mm256_maddubs_epi16(p.abs[j], _mm256_sign_epi8(v, p.level[j]));
             sum[pos % 2] = _mm256_add_epi32(sum[pos % 2], _mm256_madd_epi16(pairs, p.sc[j]));
         }
-        add_block(a, sum, w.d.to_float() * x.q8k_scales[b]);
+        add_block(a, sum, kernel_detail::simd::half_to_float(w.d) * x.q8k_scales[b]);
     }
 };
 
@@ -172,7 +171,7 @@ inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::i
     k_quant_range<k_quant_avx2, NR, NT>(w, x, b0, b1, acc, ld, pf);
 }
 
-}  // namespace nexttok::detail
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail
 
 NEXTTOK_INTRINSICS_END
 

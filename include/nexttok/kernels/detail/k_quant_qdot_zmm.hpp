@@ -14,9 +14,7 @@
 // affine transform each where GFNI is there. (In-cache 1.1B-shaped decode tiles, 1 thread, ns per
 // block and row, q2_k / q3_k / iq4_xs, q4_k 4.0 beside them: 5.23 / 7.02 / 7.05 one row at a time
 // with shifts and masks -> 5.19 / 6.27 / 6.70.)
-#pragma once
-
-#include <nexttok/kernels/detail/k_quant_qdot.hpp>
+// Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
 
@@ -26,7 +24,7 @@
 
 NEXTTOK_INTRINSICS_BEGIN
 
-namespace nexttok::detail {
+namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
 struct k_quant_index {
     alignas(64) std::uint16_t w[32];
@@ -248,17 +246,18 @@ struct k_quant_zmm {
     static void step(lanes& a, const q2_weights& p, const block_q2_k& w, const q8_act_row& x, std::int64_t b) noexcept {
         const float dx = x.q8k_scales[b];
         const __m512i sum = scaled_pairs(p, x.q8k_qs + 256 * b);
-        a = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_set1_ps(w.d.to_float() * dx), a);
+        a = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_set1_ps(kernel_detail::simd::half_to_float(w.d) * dx), a);
         // Lanes 8-15 meet 0 x -(dmin dx) = -0: unchanged, as the portable code leaves them.
         const __m256i mins = _mm256_madd_epi16(p.m16, load_bsum16(x, b));
-        a = _mm512_fmadd_ps(_mm512_zextps256_ps512(_mm256_cvtepi32_ps(mins)), _mm512_set1_ps(-(w.dmin.to_float() * dx)),
-                            a);
+        a = _mm512_fmadd_ps(_mm512_zextps256_ps512(_mm256_cvtepi32_ps(mins)),
+                            _mm512_set1_ps(-(kernel_detail::simd::half_to_float(w.dmin) * dx)), a);
     }
 
     static void step(lanes& a, const q3_weights& p, const block_q3_k& w, const q8_act_row& x, std::int64_t b) noexcept {
         const __m256i corr = _mm256_slli_epi32(_mm256_madd_epi16(p.s16, load_bsum16(x, b)), 2);
         const __m512i sum = _mm512_sub_epi32(scaled_pairs(p, x.q8k_qs + 256 * b), _mm512_zextsi256_si512(corr));
-        a = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_set1_ps(w.d.to_float() * x.q8k_scales[b]), a);
+        a = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum),
+                            _mm512_set1_ps(kernel_detail::simd::half_to_float(w.d) * x.q8k_scales[b]), a);
     }
 
     static void step(lanes& a, const iq4_weights& p, const block_iq4_xs& w, const q8_act_row& x,
@@ -270,7 +269,8 @@ struct k_quant_zmm {
             const __m512i signed_x = _mm512_mask_sub_epi8(v, p.neg[s], _mm512_setzero_si512(), v);
             sum = _mm512_dpwssd_epi32(sum, _mm512_maddubs_epi16(p.q[s], signed_x), p.sc[s]);
         }
-        a = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_set1_ps(w.d.to_float() * x.q8k_scales[b]), a);
+        a = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum),
+                            _mm512_set1_ps(kernel_detail::simd::half_to_float(w.d) * x.q8k_scales[b]), a);
     }
 };
 
@@ -306,7 +306,7 @@ inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::i
         for (int t = 0; t < NT; ++t) K::store(a[r][t], acc + r * ld + t * simd::acc_slot);
 }
 
-}  // namespace nexttok::detail
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail
 
 NEXTTOK_INTRINSICS_END
 

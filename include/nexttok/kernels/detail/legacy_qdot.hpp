@@ -24,16 +24,15 @@
 // AVX-512 takes an octet of 8 blocks per step, which fills the 16 lanes: the lanes of q4_0's
 // kernel and of the activations' octet grouping (q8_act_row::octet_qs). AVX2 takes 4 blocks, lanes 0-7
 // or 8-15, and the portable code one block at a time.
-#pragma once
+// Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
-#include <nexttok/kernels/detail/simd.hpp>
 #include <nexttok/tensor/legacy_quant_blocks.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
 
-namespace nexttok::detail {
+namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
 // The output held by a slot of 16 lanes: the fixed tree above.
 inline float legacy_qdot_result(const float* slot) noexcept {
@@ -71,16 +70,15 @@ template <class Block>
 inline void legacy_step(const Block& w, std::int64_t b, const std::int32_t (&s)[2], float dx, float dsum,
                         float* lanes) noexcept {
     float* l = lanes + 2 * (b % 8);
-    const float scale = w.d.to_float() * dx;
+    const float scale = kernel_detail::simd::half_to_float(w.d) * dx;
     for (int h = 0; h < 2; ++h) l[h] = std::fma(static_cast<float>(s[h]), scale, l[h]);
-    if constexpr (legacy_has_min<Block>) l[0] = std::fma(w.m.to_float(), dsum, l[0]);
+    if constexpr (legacy_has_min<Block>) l[0] = std::fma(kernel_detail::simd::half_to_float(w.m), dsum, l[0]);
 }
 
-}  // namespace nexttok::detail
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail
 
 // After the helpers above, which quant_act.hpp's qdot_block_finish uses: quant_act.hpp includes
 // this file in its middle, and this file needs q8_act_row from it, whichever comes first.
-#include <nexttok/kernels/quant_act.hpp>
 
 #include <nexttok/kernels/detail/legacy_qdot_avx2.hpp>
 #include <nexttok/kernels/detail/legacy_qdot_avx512.hpp>

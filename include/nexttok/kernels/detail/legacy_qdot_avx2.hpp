@@ -6,9 +6,7 @@
 // hi = the same for elements 16-31, against activations arranged to match (two lane permutations
 // of the blocks' 32 bytes), so that int32 lane 4k + i of the dot is quarter i of block b + k
 // (quant bytes 4i .. 4i + 3); a block's half h is its quarters h and h + 2, summed in int32.
-#pragma once
-
-#include <nexttok/kernels/detail/legacy_qdot.hpp>
+// Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
 #if defined(NEXTTOK_KERNELS_INT8_AVX2)
 
@@ -16,7 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace nexttok::detail {
+namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
 NEXTTOK_INTRINSICS_BEGIN
 
@@ -151,8 +149,8 @@ inline void legacy_avx2_range(const Block* const* w, const q8_act_row* const* x,
                 p[r][1] = legacy_pair{_mm256_setzero_si256(), _mm256_setzero_si256()};
             float d[4] = {}, m[4] = {};
             for (int k = 0; k < n; ++k) {
-                d[k] = wb[k].d.to_float();
-                if constexpr (legacy_has_min<Block>) m[k] = wb[k].m.to_float();
+                d[k] = kernel_detail::simd::half_to_float(wb[k].d);
+                if constexpr (legacy_has_min<Block>) m[k] = kernel_detail::simd::half_to_float(wb[k].m);
             }
             wd[r] = legacy_lane_pairs(d[0], d[1], d[2], d[3]);
             wm[r] = _mm256_set_ps(0, m[3], 0, m[2], 0, m[1], 0, m[0]);
@@ -189,6 +187,6 @@ inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::i
 
 NEXTTOK_INTRINSICS_END
 
-}  // namespace nexttok::detail
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail
 
 #endif

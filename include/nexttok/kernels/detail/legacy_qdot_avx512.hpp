@@ -14,9 +14,7 @@
 // the activations' lane sums (q8_act_row::octet_minus8_sums * 2), iq4_nl's table values plus 128 with
 // -128 sum xq (octet_minus8_sums * 16). (Quads of 4 blocks against q8_act_row::quad_qs, one lane per quarter
 // block, were 1.3-1.6x slower: the float work per block doubles.)
-#pragma once
-
-#include <nexttok/kernels/detail/legacy_qdot.hpp>
+// Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
 
@@ -24,7 +22,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace nexttok::detail {
+namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
 NEXTTOK_INTRINSICS_BEGIN
 
@@ -183,6 +181,6 @@ inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::i
 
 NEXTTOK_INTRINSICS_END
 
-}  // namespace nexttok::detail
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail
 
 #endif

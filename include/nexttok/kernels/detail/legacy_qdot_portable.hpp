@@ -1,14 +1,12 @@
 // The portable kernels of q4_1, q5_0, q5_1 and iq4_nl (without AVX2 + FMA): the order of
 // legacy_qdot.hpp in scalar code, one block at a time. Internal (legacy_qdot.hpp).
-#pragma once
-
-#include <nexttok/kernels/detail/legacy_qdot.hpp>
+// Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
 #if !defined(NEXTTOK_KERNELS_INT8_AVX512) && !defined(NEXTTOK_KERNELS_INT8_AVX2)
 
 #include <cstdint>
 
-namespace nexttok::detail {
+namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
 // Adds blocks [b0, b1) of NR rows x NT activation rows into the slots of 16 lanes (acc[r * ld +
 // t * acc_slot]).
@@ -36,6 +34,6 @@ inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::i
     legacy_portable_range<NR, NT>(w, x, b0, b1, acc, ld);
 }
 
-}  // namespace nexttok::detail
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail
 
 #endif

@@ -3,7 +3,7 @@
 // (quant_act.hpp) stores it in q8_act_row::q8k_qs, q8k_scales, q8k_block_sums and q8k_sums16; this file holds the
 // scalar pieces that every instruction set shares, so that the values are bitwise the same
 // whichever kernels a program is built with (the AVX-512 quantization of the same values lives in
-// quant_act.hpp, detail::quantize_q8_k).
+// quant_act.hpp, kernel_detail::quantize_q8_k).
 //
 // Layout of 256 elements (one block b): q8k_scales[b] = amax / 127; q8k_qs[256 b + 32 q8_k_order[j] + l] =
 // round-to-nearest-even(x[32 j + l] * (127 / amax)) for j < 8, l < 32 (the blocks of 32 in the order
@@ -12,15 +12,13 @@
 // 16 i .. 16 i + 15 (element order).
 // Also here, because quant_act.hpp needs it before the kernels: the reduction that finishes the
 // 16 accumulator lanes of the q2_k, q3_k and iq4_xs kernels (k_quant_qdot.hpp).
-#pragma once
-
-#include <nexttok/kernels/detail/simd.hpp>
+// Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
-namespace nexttok::detail {
+namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
 // Where element block j (32 elements) of 256 sits in q8k_qs: its own inverse.
 inline constexpr int q8_k_order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
@@ -75,4 +73,4 @@ inline float k_quant_qdot_result(const float* slot) noexcept {
     return (h4[0] + h4[2]) + (h4[1] + h4[3]);
 }
 
-}  // namespace nexttok::detail
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail

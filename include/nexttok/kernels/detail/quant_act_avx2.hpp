@@ -2,9 +2,7 @@
 // isa.hpp): one block per 256-bit step, vpdpbusd where the CPU has it (NEXTTOK_KERNELS_VNNI256),
 // else maddubs and madd. Activation rows are quantized block by block (quant_act.hpp).
 // Internal: quant_act.hpp includes this file in its middle.
-#pragma once
-
-#include <nexttok/kernels/quant_act.hpp>
+// Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
 #if defined(NEXTTOK_KERNELS_INT8_AVX2)
 
@@ -12,7 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace nexttok::detail {
+namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
 NEXTTOK_INTRINSICS_BEGIN
 
@@ -155,7 +153,8 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
         prefetch_rows_near<NR, NT, near_steps * sizeof(block_q4_k), sizeof(block_q4_k)>(w, b);
         k_sub_scales k[NR];
         for (int r = 0; r < NR; ++r)
-            k[r] = unpack_k_sub_scales(w[r][b].scales, w[r][b].d.to_float(), w[r][b].dmin.to_float());
+            k[r] = unpack_k_sub_scales(w[r][b].scales, kernel_detail::simd::half_to_float(w[r][b].d),
+                                       kernel_detail::simd::half_to_float(w[r][b].dmin));
         for (int i = 0; i < 4; ++i) {
             __m256i lo[NR], hi[NR];
             for (int r = 0; r < NR; ++r) {
@@ -190,6 +189,6 @@ inline float qdot_result(const float* slot) noexcept { return reduce8(_mm256_loa
 
 NEXTTOK_INTRINSICS_END
 
-}  // namespace nexttok::detail
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail
 
 #endif

@@ -7,9 +7,7 @@
 // grouped to match: q8_act_row's quad and octet arrays) or a q4_k block two sub-blocks per
 // instruction, against activations quantized once more by 256 elements (llama.cpp's q8_K), so that
 // a whole q4_k block sums in int32. The float order of each kernel is in quant_act.hpp's header.
-#pragma once
-
-#include <nexttok/kernels/quant_act.hpp>
+// Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
 
@@ -17,7 +15,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace nexttok::detail {
+namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
 NEXTTOK_INTRINSICS_BEGIN
 
@@ -431,6 +429,6 @@ inline float qdot_result(const float* slot) noexcept { return _mm512_reduce_add_
 
 NEXTTOK_INTRINSICS_END
 
-}  // namespace nexttok::detail
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail
 
 #endif

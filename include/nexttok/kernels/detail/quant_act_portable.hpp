@@ -2,16 +2,14 @@
 // nor NEXTTOK_KERNELS_INT8_AVX2): the same integer sums in scalar code, in a float order of their
 // own (one block at a time into one float, the q4_k minimum terms into another), as fixed as the
 // SIMD paths' orders. Internal: quant_act.hpp includes this file in its middle.
-#pragma once
-
-#include <nexttok/kernels/quant_act.hpp>
+// Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
 #if !defined(NEXTTOK_KERNELS_INT8_AVX512) && !defined(NEXTTOK_KERNELS_INT8_AVX2)
 
 #include <cstdint>
 #include <type_traits>
 
-namespace nexttok::detail {
+namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
 template <class X>
 inline void quantize_act_row(const q8_act_row& row, const X* x, std::int64_t n) noexcept {
@@ -44,7 +42,8 @@ inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::i
             for (std::int64_t b = b0; b < b1; ++b) {
                 const Block& wb = w[r][b];
                 if constexpr (std::is_same_v<Block, block_q4_k>) {
-                    const k_sub_scales k = unpack_k_sub_scales(wb.scales, wb.d.to_float(), wb.dmin.to_float());
+                    const k_sub_scales k = unpack_k_sub_scales(wb.scales, kernel_detail::simd::half_to_float(wb.d),
+                                                               kernel_detail::simd::half_to_float(wb.dmin));
                     for (int j = 0; j < 8; ++j) {
                         const std::int64_t xb = 8 * b + j;
                         const std::uint8_t* q = wb.qs + 32 * (j / 2);
@@ -56,7 +55,7 @@ inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::i
                     }
                 } else {
                     sum += static_cast<float>(block_int_dot(wb, xr.qs + 32 * b)) *
-                           (wb.d.to_float() * xr.lane_scales[8 * b]);
+                           (kernel_detail::simd::half_to_float(wb.d) * xr.lane_scales[8 * b]);
                 }
             }
             slot[0] = sum;
@@ -67,6 +66,6 @@ inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::i
 
 inline float qdot_result(const float* slot) noexcept { return slot[0] - slot[min_lane]; }
 
-}  // namespace nexttok::detail
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail
 
 #endif

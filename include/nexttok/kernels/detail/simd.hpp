@@ -2,7 +2,7 @@
 // AVX2 + FMA + F16C, or portable scalar code. Loads convert float, Eigen::half and Eigen::bfloat16 to float lanes; all arithmetic is in
 // float. Integer lanes (ivec: `width` int32 lanes) exist only to unpack quantized weights: load
 // `width` bytes, extract bit fields, convert to float. Internal: kernels use it, nothing else should.
-#pragma once
+// Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
 #include <Eigen/Core>
 
@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include <nexttok/detail/isa.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
 
 // Fully unrolls the loop that follows (over a tile's rows or tokens), so that its accumulators
 // stay in registers: GCC keeps a long loop body rolled and spills them to the stack otherwise.
@@ -21,14 +22,22 @@
 #define NEXTTOK_UNROLL
 #endif
 
-namespace nexttok::detail::simd {
-
-// The path of the float kernels this translation unit compiles ("avx512", "avx2", "portable").
-inline constexpr const char* backend_name = isa::float_kernels;
+namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail::simd {
 
 template <class T>
 inline float to_float(T v) noexcept {
     return static_cast<float>(v);
+}
+
+// A block's half-precision scale as float (exact): one instruction with F16C.
+inline float half_to_float(packed_half h) noexcept {
+#if defined(NEXTTOK_KERNELS_F16C)
+    std::uint16_t bits;
+    std::memcpy(&bits, h.bytes, 2);
+    return _cvtsh_ss(bits);
+#else
+    return h.to_float();
+#endif
 }
 
 // Floats that hold the accumulators of one output between column ranges (dot_block_range):
@@ -269,4 +278,4 @@ inline vec exp(vec x) noexcept {
 }
 #endif
 
-}  // namespace nexttok::detail::simd
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail::simd

@@ -1,0 +1,152 @@
+// The kernels, compiled once per instruction set, and the entry points that choose between them at
+// run time (kernel_isa.hpp). Every kernel file (pass_bodies.hpp lists them) is included once per
+// set into its own namespace, nexttok::isa_portable, nexttok::isa_avx2 or nexttok::isa_avx512:
+// - first the set of the translation unit's own flags (the base set), which nexttok:: names
+//   (nexttok::dot is the base set's dot);
+// - then, with GCC on x86-64 (NEXTTOK_KERNELS_DISPATCH, detail/isa.hpp), each higher set under
+//   #pragma GCC target, with the NEXTTOK_KERNELS_* macros of that set (detail/isa_macros.hpp).
+// What the sets share (tensor/, the workspaces of kernels/buffers.hpp, the thread pool) is included
+// before any set, so that no shared function is compiled for a higher instruction set.
+//
+// matmul, matmul_group and causal_attention here call the set in use (one switch per call).
+#pragma once
+
+#include <nexttok/detail/aligned_buffer.hpp>
+#include <nexttok/detail/isa.hpp>
+#include <nexttok/error.hpp>
+#include <nexttok/kernels/buffers.hpp>
+#include <nexttok/kernels/kernel_isa.hpp>
+#include <nexttok/kernels/thread_pool.hpp>
+#include <nexttok/model/rope_scaling.hpp>
+#include <nexttok/tensor/k_quant_blocks.hpp>
+#include <nexttok/tensor/legacy_quant_blocks.hpp>
+#include <nexttok/tensor/quant_blocks.hpp>
+#include <nexttok/tensor/tensor_view.hpp>
+#include <nexttok/tensor/weight_types.hpp>
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+// The base set.
+#if NEXTTOK_KERNELS_BASE_LEVEL == 2
+#define NEXTTOK_KERNEL_PASS isa_avx512
+#elif NEXTTOK_KERNELS_BASE_LEVEL == 1
+#define NEXTTOK_KERNEL_PASS isa_avx2
+#else
+#define NEXTTOK_KERNEL_PASS isa_portable
+#endif
+#include <nexttok/kernels/detail/pass_bodies.hpp>
+#undef NEXTTOK_KERNEL_PASS
+
+#if defined(NEXTTOK_KERNELS_DISPATCH) && NEXTTOK_KERNELS_BASE_LEVEL < 1
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c")
+#define NEXTTOK_PASS_LEVEL 1
+#define NEXTTOK_KERNEL_PASS isa_avx2
+#include <nexttok/detail/isa_macros.hpp>
+#include <nexttok/kernels/detail/pass_bodies.hpp>
+#undef NEXTTOK_KERNEL_PASS
+#undef NEXTTOK_PASS_LEVEL
+#pragma GCC pop_options
+#endif
+
+#if defined(NEXTTOK_KERNELS_DISPATCH) && NEXTTOK_KERNELS_BASE_LEVEL < 2
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,gfni,avx2,fma,f16c")
+#define NEXTTOK_PASS_LEVEL 2
+#define NEXTTOK_KERNEL_PASS isa_avx512
+#include <nexttok/detail/isa_macros.hpp>
+#include <nexttok/kernels/detail/pass_bodies.hpp>
+#undef NEXTTOK_KERNEL_PASS
+#undef NEXTTOK_PASS_LEVEL
+#pragma GCC pop_options
+#endif
+
+// Back to the macros of the translation unit's flags.
+#include <nexttok/detail/isa_macros.hpp>
+
+namespace nexttok {
+
+#if NEXTTOK_KERNELS_BASE_LEVEL == 2
+namespace isa_base = isa_avx512;
+#elif NEXTTOK_KERNELS_BASE_LEVEL == 1
+namespace isa_base = isa_avx2;
+#else
+namespace isa_base = isa_portable;
+#endif
+
+// nexttok::dot, nexttok::kernel_detail::simd, ...: the base set.
+using namespace isa_base;
+
+template <class X>
+void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
+    isa_base::kernel_detail::quantize_activations(*this, t, x);
+}
+
+// Calls `call` (a function and its arguments) in the kernel set in use.
+#if defined(NEXTTOK_KERNELS_DISPATCH)
+#if NEXTTOK_KERNELS_BASE_LEVEL < 2
+#define NEXTTOK_KERNELS_LEVEL1 isa_avx2
+#else
+#define NEXTTOK_KERNELS_LEVEL1 isa_avx512
+#endif
+#define NEXTTOK_KERNELS_CALL(call)                          \
+    switch (::nexttok::detail::isa::active_level()) {       \
+        case 2:                                             \
+            return ::nexttok::isa_avx512::call;             \
+        case 1:                                             \
+            return ::nexttok::NEXTTOK_KERNELS_LEVEL1::call; \
+        default:                                            \
+            return ::nexttok::isa_base::call;               \
+    }
+#else
+#define NEXTTOK_KERNELS_CALL(call) return ::nexttok::isa_base::call;
+#endif
+
+// For each target, y[t * ldy + r] = dot(W row r, x[t * ldx ...]) for t < n, r < W.rows(), in one
+// parallel_for. Every W has the same cols. Throws unsupported_error for a weight type without
+// kernels (the loaders reject those up front), before any work starts.
+template <class X>
+void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64_t ldx, std::int64_t n,
+                  thread_pool& pool, matmul_workspace& ws) {
+    NEXTTOK_KERNELS_CALL(kernel_detail::matmul_group(targets, x, ldx, n, pool, ws))
+}
+
+// y[t * ldy + r] = dot(W row r, x[t * ldx ...]) for t < n, r < W.rows().
+template <class X>
+void matmul(const tensor_view& w, const X* x, std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy,
+            thread_pool& pool, matmul_workspace& ws) {
+    const matmul_target target{&w, y, ldy};
+    matmul_group(std::span<const matmul_target>(&target, 1), x, ldx, n, pool, ws);
+}
+
+// As above with a workspace of the calling thread (allocates when it first sees a larger n x cols).
+template <class X>
+void matmul(const tensor_view& w, const X* x, std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy,
+            thread_pool& pool) {
+    thread_local matmul_workspace ws;
+    matmul(w, x, ldx, n, y, ldy, pool, ws);
+}
+
+// Causal grouped-query attention of n query rows (attention.hpp: kernel_detail::causal_attention).
+template <class Out, class Rows>
+void causal_attention(const attention_shape& s, std::int64_t n, const float* q, Rows&& rows, Out* att,
+                      attention_workspace& ws, thread_pool& pool) {
+    NEXTTOK_KERNELS_CALL(kernel_detail::causal_attention(s, n, q, std::forward<Rows>(rows), att, ws, pool))
+}
+
+#undef NEXTTOK_KERNELS_CALL
+#undef NEXTTOK_KERNELS_LEVEL1
+
+}  // namespace nexttok

@@ -1,0 +1,104 @@
+// Which instruction set the heavy kernels (matmul, matmul_group, causal_attention) run. A program
+// compiled without -march flags still carries the AVX2 and AVX-512 kernels (GCC on x86-64:
+// kernels/detail/passes.hpp) and runs the best the CPU has, chosen once, at the first call;
+// NEXTTOK_ISA=avx512|avx2|portable in the environment asks for a lower set (a higher one than the
+// CPU or the build has gives the highest there is, a lower one than the program's flags give runs
+// those). The AVX2 and AVX-512 sets add in the same order, so choosing between them changes no
+// result, only the speed; the portable set agrees with them to float rounding (tests/kernel_sets).
+//
+// The light kernels (norms, RoPE, single dot products: nexttok::dot, nexttok::rms_norm, ...) run
+// the set the translation unit's flags give.
+#pragma once
+
+#include <nexttok/detail/isa.hpp>
+#include <nexttok/error.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nexttok {
+
+// The kernel sets, lowest first. avx512: AVX-512 F, BW, DQ, VL, VNNI, VBMI and GFNI (Ice Lake,
+// Sapphire Rapids, Zen 4 and later); avx2: AVX2, FMA and F16C (Haswell, Zen and later).
+enum class kernel_isa { portable = 0, avx2 = 1, avx512 = 2 };
+
+inline const char* kernel_isa_name(kernel_isa isa) noexcept {
+    switch (isa) {
+        case kernel_isa::avx512:
+            return "avx512";
+        case kernel_isa::avx2:
+            return "avx2";
+        default:
+            return "portable";
+    }
+}
+
+namespace detail::isa {
+
+// The lowest and highest set this program can run here: its flags' level up to the best one
+// compiled that the CPU supports.
+inline int lowest_level() noexcept { return base_level; }
+inline int highest_level() noexcept {
+    const int cpu = cpu_level();
+    return cpu < top_level ? (cpu > base_level ? cpu : base_level) : top_level;
+}
+
+// NEXTTOK_ISA's level, or -1 when it is unset.
+inline int requested_level() {
+    const char* value = std::getenv("NEXTTOK_ISA");
+    if (value == nullptr || *value == '\0') return -1;
+    const std::string_view v(value);
+    if (v == "avx512") return 2;
+    if (v == "avx2") return 1;
+    if (v == "portable") return 0;
+    throw invalid_argument_error("NEXTTOK_ISA: '" + std::string(v) + "' is not one of avx512, avx2, portable");
+}
+
+inline int clamp_level(int level) noexcept {
+    const int high = highest_level();
+    if (level > high) return high;
+    return level < lowest_level() ? lowest_level() : level;
+}
+
+// The level in use: NEXTTOK_ISA's (clamped) or the highest, decided at the first call (which
+// throws invalid_argument_error for an unknown NEXTTOK_ISA, and again at every later call).
+inline std::atomic<int>& level_in_use() {
+    static std::atomic<int> level{[] {
+        const int requested = requested_level();
+        return requested < 0 ? highest_level() : clamp_level(requested);
+    }()};
+    return level;
+}
+
+inline int active_level() { return level_in_use().load(std::memory_order_relaxed); }
+
+}  // namespace detail::isa
+
+// The kernel set matmul and attention run.
+inline kernel_isa active_kernel_isa() { return static_cast<kernel_isa>(detail::isa::active_level()); }
+
+// The kernel sets this program can run on this CPU, lowest first.
+inline std::vector<kernel_isa> available_kernel_isas() {
+    std::vector<kernel_isa> sets;
+    for (int l = detail::isa::lowest_level(); l <= detail::isa::highest_level(); ++l)
+        sets.push_back(static_cast<kernel_isa>(l));
+    return sets;
+}
+
+// Makes matmul and attention run `isa` from now on (tests and benchmarks compare the sets). Not
+// while another thread runs a forward step. Throws invalid_argument_error when `isa` is not among
+// available_kernel_isas().
+inline void set_kernel_isa(kernel_isa isa) {
+    const int level = static_cast<int>(isa);
+    if (level < detail::isa::lowest_level() || level > detail::isa::highest_level())
+        throw invalid_argument_error(std::string("set_kernel_isa: this program cannot run the ") +
+                                     kernel_isa_name(isa) + " kernels on this CPU (it can run " +
+                                     kernel_isa_name(static_cast<kernel_isa>(detail::isa::lowest_level())) + " up to " +
+                                     kernel_isa_name(static_cast<kernel_isa>(detail::isa::highest_level())) + ")");
+    detail::isa::level_in_use().store(level, std::memory_order_relaxed);
+}
+
+}  // namespace nexttok
