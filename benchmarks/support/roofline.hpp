@@ -15,7 +15,66 @@
 #include <thread>
 #include <vector>
 
+// The loops, compiled for each kernel set the program carries (see limit_loops.hpp).
+#if NEXTTOK_KERNELS_BASE_LEVEL == 2
+#define NEXTTOK_BENCH_SET isa_avx512
+#elif NEXTTOK_KERNELS_BASE_LEVEL == 1
+#define NEXTTOK_BENCH_SET isa_avx2
+#else
+#define NEXTTOK_BENCH_SET isa_portable
+#endif
+#include "limit_loops.hpp"
 namespace nexttok::bench {
+namespace isa_base = NEXTTOK_BENCH_SET;
+}
+#undef NEXTTOK_BENCH_SET
+#if defined(NEXTTOK_KERNELS_DISPATCH) && NEXTTOK_KERNELS_BASE_LEVEL < 1
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c")
+#define NEXTTOK_BENCH_SET isa_avx2
+#include "limit_loops.hpp"
+#undef NEXTTOK_BENCH_SET
+#pragma GCC pop_options
+#endif
+#if defined(NEXTTOK_KERNELS_DISPATCH) && NEXTTOK_KERNELS_BASE_LEVEL < 2
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,gfni,avx2,fma,f16c")
+#define NEXTTOK_BENCH_SET isa_avx512
+#include "limit_loops.hpp"
+#undef NEXTTOK_BENCH_SET
+#pragma GCC pop_options
+#endif
+
+namespace nexttok::bench {
+
+// Calls `call` in the kernel set in use (as kernels/detail/passes.hpp's matmul does).
+#if defined(NEXTTOK_KERNELS_DISPATCH)
+#if NEXTTOK_KERNELS_BASE_LEVEL < 2
+#define NEXTTOK_BENCH_LEVEL1 isa_avx2
+#else
+#define NEXTTOK_BENCH_LEVEL1 isa_avx512
+#endif
+#define NEXTTOK_BENCH_IN_SET(call)                    \
+    switch (::nexttok::detail::isa::active_level()) { \
+        case 2:                                       \
+            return isa_avx512::call;                  \
+        case 1:                                       \
+            return NEXTTOK_BENCH_LEVEL1::call;        \
+        default:                                      \
+            return isa_base::call;                    \
+    }
+#else
+#define NEXTTOK_BENCH_IN_SET(call) return isa_base::call;
+#endif
+
+inline float sum_floats(const float* p, std::size_t begin, std::size_t end) noexcept {
+    NEXTTOK_BENCH_IN_SET(sum_floats(p, begin, end))
+}
+inline float fma_rounds(std::int64_t iterations, double* flops) noexcept {
+    NEXTTOK_BENCH_IN_SET(fma_rounds(iterations, flops))
+}
+#undef NEXTTOK_BENCH_IN_SET
+#undef NEXTTOK_BENCH_LEVEL1
 
 // Runs f(t) on n_threads threads (t = 0 on the caller) and returns the wall time in seconds.
 template <class F>
@@ -30,7 +89,6 @@ double timed_on_threads(int n_threads, F&& f) {
 
 // Bytes per second that n_threads threads read from memory: the best of `passes` passes.
 inline double read_bandwidth(int n_threads, int passes = 3) {
-    namespace s = kernel_detail::simd;
     constexpr std::size_t n_floats = std::size_t{1} << 28;  // 1 GiB
     // In huge pages where possible, as the weights are (detail/huge_pages.hpp): the limit is
     // measured under the same conditions as the decode it judges.
@@ -46,15 +104,7 @@ inline double read_bandwidth(int n_threads, int passes = 3) {
     for (int rep = 0; rep < passes; ++rep) {
         best = std::min(best, timed_on_threads(n_threads, [&](int t) {
                             const std::size_t begin = n_floats / n_threads * t, end = n_floats / n_threads * (t + 1);
-                            s::vec a0 = s::zero(), a1 = s::zero(), a2 = s::zero(), a3 = s::zero();
-                            const float* p = buffer;
-                            for (std::size_t i = begin; i + 4 * s::width <= end; i += 4 * s::width) {
-                                a0 = s::add(a0, s::load(p + i));
-                                a1 = s::add(a1, s::load(p + i + s::width));
-                                a2 = s::add(a2, s::load(p + i + 2 * s::width));
-                                a3 = s::add(a3, s::load(p + i + 3 * s::width));
-                            }
-                            sink[static_cast<std::size_t>(t)] = s::reduce(s::add(s::add(a0, a1), s::add(a2, a3)));
+                            sink[static_cast<std::size_t>(t)] = sum_floats(buffer, begin, end);
                         }));
     }
     if (sink[0] == 42.0f) std::abort();  // keeps the sums alive
@@ -160,26 +210,18 @@ private:
 
 // Float operations per second (an FMA counts 2) that n_threads threads can do at most.
 inline double peak_flops(int n_threads) {
-    namespace s = kernel_detail::simd;
-    constexpr int chains = 12;  // enough independent FMAs to cover latency x throughput
     constexpr std::int64_t iterations = 20'000'000;
     std::vector<float> sink(static_cast<std::size_t>(n_threads));
-    double best = 1e30;
+    double flops = 0.0, best = 1e30;
     for (int rep = 0; rep < 3; ++rep) {
         best = std::min(best, timed_on_threads(n_threads, [&](int t) {
-                            s::vec acc[chains];
-                            const s::vec a = s::load(std::vector<float>(s::width, 0.999f).data());
-                            const s::vec b = s::load(std::vector<float>(s::width, 1e-3f).data());
-                            for (int c = 0; c < chains; ++c) acc[c] = s::zero();
-                            for (std::int64_t i = 0; i < iterations; ++i)
-                                for (int c = 0; c < chains; ++c) acc[c] = s::fmadd(acc[c], a, b);
-                            s::vec sum = acc[0];
-                            for (int c = 1; c < chains; ++c) sum = s::add(sum, acc[c]);
-                            sink[static_cast<std::size_t>(t)] = s::reduce(sum);
+                            double f = 0.0;
+                            sink[static_cast<std::size_t>(t)] = fma_rounds(iterations, &f);
+                            if (t == 0) flops = f;
                         }));
     }
     if (sink[0] == 42.0f) std::abort();
-    return 2.0 * chains * s::width * static_cast<double>(iterations) * n_threads / best;
+    return flops * n_threads / best;
 }
 
 }  // namespace nexttok::bench

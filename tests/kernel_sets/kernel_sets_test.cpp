@@ -47,7 +47,9 @@ TEST(kernel_sets, a_plain_build_carries_every_set_the_cpu_runs) {
         EXPECT_EQ(sets[1], kernel_isa::avx2);
     }
     // Without NEXTTOK_ISA the best set runs.
-    if (std::getenv("NEXTTOK_ISA") == nullptr) EXPECT_EQ(active_kernel_isa(), sets.back());
+    if (std::getenv("NEXTTOK_ISA") == nullptr) {
+        EXPECT_EQ(active_kernel_isa(), sets.back());
+    }
 #endif
 }
 

@@ -73,36 +73,37 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
     }
 }
 
-// dot_block_range over `steps` steps of operands packed as float (matmul's prefill): step s of
-// the tile's NR weight rows at wp + s * NR * dot_step (row r at + r * dot_step), of its NT
-// tokens at xp + s * NT * dot_step. Each step reads two contiguous spans instead of NR + NT rows.
+// dot_block_range over `steps` steps of operands packed as float (matmul's prefill, pack_tiles):
+// the chunk of accumulator a of step s of weight row r at wp + ((a * plane + s) * NR + r) * width,
+// that of token t at xp + ((a * plane + s) * NT + t) * width (plane: the steps of the whole rows).
 // Chunk k of every output goes to the same accumulator as in dot_block_range, in the same order,
-// so the results are bitwise those of dot_block_range.
+// so the results are bitwise those of dot_block_range. The accumulators of an output are
+// independent, so they are taken one at a time over all the steps, each pass reading contiguous
+// memory: a tile holds NR x NT registers instead of NR x NT x accumulators, and with AVX2's two
+// a tile serves twice the tokens (matmul.hpp, packed_tile_tokens).
 template <int NR, int NT>
-inline void packed_block_range(const float* wp, const float* xp, std::int64_t steps, float* acc,
+inline void packed_block_range(const float* wp, const float* xp, std::int64_t plane, std::int64_t steps, float* acc,
                                std::int64_t ld) noexcept {
     namespace s = kernel_detail::simd;
     constexpr int A = s::accumulators;
     if (steps <= 0) return;
-    s::vec v[NR][NT][A];
-    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
-        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
-            NEXTTOK_UNROLL for (int a = 0; a < A; ++a) v[r][t][a] = s::load(acc + r * ld + t * acc_slot + a * s::width);
+    NEXTTOK_UNROLL for (int a = 0; a < A; ++a) {
+        s::vec v[NR][NT];
+        NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
+            NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) v[r][t] = s::load(acc + r * ld + t * acc_slot + a * s::width);
         }
-    }
-    for (std::int64_t i = 0; i < steps; ++i, wp += NR * dot_step, xp += NT * dot_step) {
-        NEXTTOK_UNROLL for (int a = 0; a < A; ++a) {
+        const float* wa = wp + a * plane * NR * s::width;
+        const float* xa = xp + a * plane * NT * s::width;
+        for (std::int64_t i = 0; i < steps; ++i, wa += NR * s::width, xa += NT * s::width) {
             s::vec wv[NR];
-            NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) wv[r] = s::load(wp + r * dot_step + a * s::width);
+            NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) wv[r] = s::load(wa + r * s::width);
             NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
-                const s::vec xv = s::load(xp + t * dot_step + a * s::width);
-                NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) v[r][t][a] = s::fmadd(wv[r], xv, v[r][t][a]);
+                const s::vec xv = s::in_register(s::load(xa + t * s::width));
+                NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) v[r][t] = s::fmadd(wv[r], xv, v[r][t]);
             }
         }
-    }
-    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
-        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
-            NEXTTOK_UNROLL for (int a = 0; a < A; ++a) s::store(acc + r * ld + t * acc_slot + a * s::width, v[r][t][a]);
+        NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
+            NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) s::store(acc + r * ld + t * acc_slot + a * s::width, v[r][t]);
         }
     }
 }

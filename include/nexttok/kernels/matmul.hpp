@@ -51,6 +51,16 @@ inline constexpr int tile_rows = 4, tile_tokens = 6;  // 24 of the 32 zmm regist
 #else
 inline constexpr int tile_rows = 2, tile_tokens = 3;
 #endif
+// Register tiles of packed dense weights (prefill): packed_block_range holds one accumulator per
+// output in registers at a time, so with AVX2 (two accumulators per output) a tile of 12
+// registers serves 6 tokens instead of dot_block's 3, and each weight chunk read from L2 serves
+// twice the tokens (2 x 6 rather than 3 x 4 or 4 x 3: README, "How the kernels' parameters were
+// chosen").
+#if defined(NEXTTOK_KERNELS_AVX2) && !defined(NEXTTOK_KERNELS_AVX512)
+inline constexpr int packed_tile_rows = 2, packed_tile_tokens = 6;
+#else
+inline constexpr int packed_tile_rows = tile_rows, packed_tile_tokens = tile_tokens;
+#endif
 
 // Rows [r0, r1) of w (rows of `stride` elements or blocks) times NT activation rows xs, by
 // register tiles of tile_rows rows. X is the activation element, or q8_act_row.
@@ -98,20 +108,20 @@ void row_block(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1
 }
 
 // Calls f.template operator()<NR, NT>(r, t) for the register tiles covering rows [r0, r1) and
-// tokens [t0, t1): tile_rows x tile_tokens, then narrower tiles for the remainders.
-template <class F>
+// tokens [t0, t1): TR x TT, then narrower tiles for the remainders.
+template <int TR, int TT, class F>
 void for_each_tile(std::int64_t r0, std::int64_t r1, std::int64_t t0, std::int64_t t1, F&& f) {
     auto row_tiles = [&]<int NT>(std::int64_t t) {
         std::int64_t r = r0;
-        for (; r + tile_rows <= r1; r += tile_rows) f.template operator()<tile_rows, NT>(r, t);
+        for (; r + TR <= r1; r += TR) f.template operator()<TR, NT>(r, t);
         for (; r < r1; ++r) f.template operator()<1, NT>(r, t);
     };
     std::int64_t t = t0;
-    for (; t + tile_tokens <= t1; t += tile_tokens) row_tiles.template operator()<tile_tokens>(t);
+    for (; t + TT <= t1; t += TT) row_tiles.template operator()<TT>(t);
     [&]<int... K>(std::integer_sequence<int, K...>) {
         ((t1 - t == K + 1 ? row_tiles.template operator()<K + 1>(t) : void()), ...);
     }
-    (std::make_integer_sequence<int, tile_tokens - 1>{});
+    (std::make_integer_sequence<int, TT - 1>{});
 }
 
 // Integer kernels: 12 tokens and ranges of 2048 columns, so that a group's accumulators and
@@ -131,13 +141,14 @@ inline constexpr std::int64_t packed_rows_per_task = 48;
 inline constexpr std::int64_t dense_in_place_tokens = 16;
 // The same for weights with an int8 kernel (q8_0, q4_0, k-quants): up to this many tokens, row_block.
 inline constexpr std::int64_t int8_in_place_tokens = 8;
-inline constexpr std::int64_t packed_prefill_tokens = tile_tokens;
+inline constexpr std::int64_t packed_prefill_tokens = packed_tile_tokens;
 inline constexpr std::int64_t packed_prefill_columns = 512;
-static_assert(packed_prefill_tokens % tile_tokens == 0 && packed_prefill_columns % dot_step == 0);
+static_assert(packed_prefill_columns % dot_step == 0);
 
 // Copies rows [0, count) of src (row stride ld), their first steps * dot_step elements as float,
 // into `out` by register tiles: the tile of rows [p, p + m) starts at out + p * steps * dot_step
-// and holds its step k of row i at + (k * m + i) * dot_step (packed_block_range's layout). Tiles
+// and holds the chunk of accumulator a of step k of row i at + ((a * steps + k) * m + i) *
+// simd::width (packed_block_range's layout: what one accumulator's pass reads is contiguous). Tiles
 // have `tile` rows; the rest are tiles of one row (ones), or one tile (as for_each_tile does for
 // rows and for tokens).
 template <class T>
@@ -146,10 +157,11 @@ void pack_tiles(const T* src, std::int64_t ld, std::int64_t count, std::int64_t 
     for (std::int64_t p = 0; p < count;) {
         const std::int64_t m = count - p >= tile ? tile : ones ? 1 : count - p;
         float* o = out + p * steps * dot_step;
-        for (std::int64_t k = 0; k < steps; ++k)
-            for (std::int64_t i = 0; i < m; ++i)
-                for (std::int64_t a = 0; a < dot_step; a += simd::width)
-                    simd::store(o + (k * m + i) * dot_step + a, simd::load(src + (p + i) * ld + k * dot_step + a));
+        for (std::int64_t a = 0; a < simd::accumulators; ++a)
+            for (std::int64_t k = 0; k < steps; ++k)
+                for (std::int64_t i = 0; i < m; ++i)
+                    simd::store(o + ((a * steps + k) * m + i) * simd::width,
+                                simd::load(src + (p + i) * ld + k * dot_step + a * simd::width));
         p += m;
     }
 }
@@ -165,6 +177,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
                        float* panel = nullptr, simd::prefetch_cursor next = {}) noexcept {
     constexpr bool int8 = std::is_same_v<X, q8_act_row>;
     constexpr std::int64_t group = int8 ? int8_prefill_tokens : packed_prefill_tokens;
+    constexpr int TR = int8 ? tile_rows : packed_tile_rows, TT = int8 ? tile_tokens : packed_tile_tokens;
     constexpr std::int64_t ld = group * simd::acc_slot;                         // acc row stride
     alignas(64) float acc[(int8 ? rows_per_task : packed_rows_per_task) * ld];  // (rows, group, acc_slot)
     std::int64_t k_end, k_step;  // in weight blocks, or steps of dot_step columns
@@ -172,7 +185,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
         k_end = cols / W::block_size, k_step = int8_prefill_columns / W::block_size;
     } else {
         k_end = dot_block_columns<W>(cols) / dot_step, k_step = packed_prefill_columns / dot_step;
-        pack_tiles(w + r0 * stride, stride, r1 - r0, k_end, tile_rows, true, panel);
+        pack_tiles(w + r0 * stride, stride, r1 - r0, k_end, TR, true, panel);
     }
     auto pointers = [&]<int NR, int NT>(std::int64_t r, std::int64_t t, const W*(&ws)[NR], const X*(&xs)[NT]) {
         for (int i = 0; i < NR; ++i) ws[i] = w + (r + i) * stride;
@@ -182,7 +195,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
     // is spread over the register tiles, a few lines each (at least one call: rows shorter than
     // one step have no register tile).
     const std::int64_t n_calls = std::max<std::int64_t>(
-        1, (n + group - 1) / group * ((k_end + k_step - 1) / k_step) * ((r1 - r0 + tile_rows - 1) / tile_rows));
+        1, (n + group - 1) / group * ((k_end + k_step - 1) / k_step) * ((r1 - r0 + TR - 1) / TR));
     const auto next_bytes = static_cast<std::size_t>(next.end > next.next ? next.end - next.next : 0);
     const std::size_t per_call = (next_bytes / static_cast<std::size_t>(n_calls) + 64) / 64 * 64;
     for (std::int64_t t0 = 0; t0 < n; t0 += group) {
@@ -190,7 +203,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
         std::fill(acc, acc + (r1 - r0) * ld, 0.0f);
         for (std::int64_t k0 = 0; k0 < k_end; k0 += k_step) {
             const std::int64_t k1 = std::min(k_end, k0 + k_step);
-            for_each_tile(r0, r1, t0, t1, [&]<int NR, int NT>(std::int64_t r, std::int64_t t) {
+            for_each_tile<TR, TT>(r0, r1, t0, t1, [&]<int NR, int NT>(std::int64_t r, std::int64_t t) {
                 next.advance(per_call);
                 float* a = acc + (r - r0) * ld + (t - t0) * simd::acc_slot;
                 if constexpr (int8) {
@@ -199,8 +212,9 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
                     pointers.template operator()<NR, NT>(r, t, ws, xs);
                     qdot_block_range<NR, NT>(ws, xs, k0, k1, a, ld);
                 } else {
-                    packed_block_range<NR, NT>(panel + ((r - r0) * k_end + k0 * NR) * dot_step,
-                                               packed + (t * k_end + k0 * NT) * dot_step, k1 - k0, a, ld);
+                    packed_block_range<NR, NT>(panel + (r - r0) * k_end * dot_step + k0 * NR * simd::width,
+                                               packed + t * k_end * dot_step + k0 * NT * simd::width, k_end, k1 - k0, a,
+                                               ld);
                 }
             });
         }
@@ -221,7 +235,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
                 }
         }
 #endif
-        for_each_tile(r_tiles, r1, t0, t1, [&]<int NR, int NT>(std::int64_t r, std::int64_t t) {
+        for_each_tile<TR, TT>(r_tiles, r1, t0, t1, [&]<int NR, int NT>(std::int64_t r, std::int64_t t) {
             const W* ws[NR];
             const X* xs[NT];
             pointers.template operator()<NR, NT>(r, t, ws, xs);
@@ -246,11 +260,11 @@ template <class X>
 const float* pack_activations(const X* x, std::int64_t ldx, std::int64_t n, std::int64_t cols, std::int64_t steps,
                               thread_pool& pool, matmul_workspace& ws) {
     float* out = ws.packed_tokens(n, cols);
-    const std::int64_t tiles = (n + tile_tokens - 1) / tile_tokens;
+    const std::int64_t tiles = (n + packed_tile_tokens - 1) / packed_tile_tokens;
     pool.parallel_for(tiles, [&](std::int64_t j, int) {
-        const std::int64_t t = j * tile_tokens;
-        const std::int64_t m = std::min<std::int64_t>(tile_tokens, n - t);
-        pack_tiles(x + t * ldx, ldx, m, steps, tile_tokens, false, out + t * steps * dot_step);
+        const std::int64_t t = j * packed_tile_tokens;
+        const std::int64_t m = std::min<std::int64_t>(packed_tile_tokens, n - t);
+        pack_tiles(x + t * ldx, ldx, m, steps, packed_tile_tokens, false, out + t * steps * dot_step);
     });
     return out;
 }

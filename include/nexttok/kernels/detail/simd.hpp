@@ -114,6 +114,7 @@ inline vec load(const Eigen::bfloat16* p) noexcept {
 #endif
 }
 inline vec fmadd(vec a, vec b, vec c) noexcept { return _mm512_fmadd_ps(a, b, c); }
+inline vec in_register(vec v) noexcept { return v; }
 inline vec add(vec a, vec b) noexcept { return _mm512_add_ps(a, b); }
 inline float reduce(vec v) noexcept { return _mm512_reduce_add_ps(v); }
 // Sixteen reductions at once: lane i of reduce16(v) is bitwise reduce(v[reduce16_slot[i]]), the
@@ -182,6 +183,13 @@ inline vec load(const Eigen::bfloat16* p) noexcept {
     return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
 }
 inline vec fmadd(vec a, vec b, vec c) noexcept { return _mm256_fmadd_ps(a, b, c); }
+// v, from now on held in a register: the compiler may not fold the load that produced it into
+// each instruction that uses it (packed_block_range: one load of a token chunk for all rows,
+// not one per row; with AVX2 the folded loads outnumbered what the load ports take).
+inline vec in_register(vec v) noexcept {
+    asm("" : "+x"(v));
+    return v;
+}
 inline vec add(vec a, vec b) noexcept { return _mm256_add_ps(a, b); }
 inline float reduce(vec v) noexcept {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -236,6 +244,7 @@ inline vec load(const T* p) noexcept {
     return to_float(*p);
 }
 inline vec fmadd(vec a, vec b, vec c) noexcept { return a * b + c; }
+inline vec in_register(vec v) noexcept { return v; }
 inline vec div(vec a, vec b) noexcept { return a / b; }
 inline vec exp(vec x) noexcept { return std::exp(x); }  // the SIMD backends' exp is below
 inline vec add(vec a, vec b) noexcept { return a + b; }
