@@ -15,6 +15,7 @@
 
 #include <nexttok/cache/kv_storage.hpp>
 #include <nexttok/detail/aligned_buffer.hpp>
+#include <nexttok/decoder/logits_for.hpp>
 #include <nexttok/detail/memory_limit.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/kernels/attention.hpp>
@@ -38,9 +39,6 @@
 #include <vector>
 
 namespace nexttok {
-
-// Which positions of a forward call (or of one sequence of a batch) produce logits.
-enum class logits_for { last, all, none };
 
 // One sequence's part of a ragged batch: tokens[i] runs at position pos0 + i, its keys and values go
 // into *cache, and it attends to the cache's positions [0, pos0 + i]. Non-owning. A sequence (a

@@ -17,7 +17,6 @@
 #pragma once
 
 #include <nexttok/cache/kv_storage.hpp>
-#include <nexttok/decoder/decoder.hpp>
 #include <nexttok/detail/loop_settings.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/generation/detail/context_shift.hpp>

@@ -13,7 +13,6 @@
 // llama.cpp's perplexity tool does (below).
 #pragma once
 
-#include <nexttok/decoder/decoder.hpp>
 #include <nexttok/detail/check_logits.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/generation/detail/logprobs.hpp>

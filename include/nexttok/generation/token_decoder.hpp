@@ -7,7 +7,7 @@
 #pragma once
 
 #include <nexttok/cache/kv_storage.hpp>
-#include <nexttok/decoder/decoder.hpp>
+#include <nexttok/decoder/logits_for.hpp>
 #include <nexttok/types.hpp>
 
 #include <concepts>
