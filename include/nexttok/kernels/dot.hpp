@@ -74,15 +74,15 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
 }
 
 // dot_block_range over `steps` steps of operands packed as float (matmul's prefill, pack_tiles):
-// the chunk of accumulator a of step s of weight row r at wp + ((a * plane + s) * NR + r) * width,
-// that of token t at xp + ((a * plane + s) * NT + t) * width (plane: the steps of the whole rows).
+// the chunk of accumulator a of step s of weight row r at wp + ((a * steps + s) * NR + r) * width,
+// that of token t at xp + ((a * steps + s) * NT + t) * width.
 // Chunk k of every output goes to the same accumulator as in dot_block_range, in the same order,
 // so the results are bitwise those of dot_block_range. The accumulators of an output are
 // independent, so they are taken one at a time over all the steps, each pass reading contiguous
 // memory: a tile holds NR x NT registers instead of NR x NT x accumulators, and with AVX2's two
 // a tile serves twice the tokens (matmul.hpp, packed_tile_tokens).
 template <int NR, int NT>
-inline void packed_block_range(const float* wp, const float* xp, std::int64_t plane, std::int64_t steps, float* acc,
+inline void packed_block_range(const float* wp, const float* xp, std::int64_t steps, float* acc,
                                std::int64_t ld) noexcept {
     namespace s = kernel_detail::simd;
     constexpr int A = s::accumulators;
@@ -92,8 +92,8 @@ inline void packed_block_range(const float* wp, const float* xp, std::int64_t pl
         NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
             NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) v[r][t] = s::load(acc + r * ld + t * acc_slot + a * s::width);
         }
-        const float* wa = wp + a * plane * NR * s::width;
-        const float* xa = xp + a * plane * NT * s::width;
+        const float* wa = wp + a * steps * NR * s::width;
+        const float* xa = xp + a * steps * NT * s::width;
         for (std::int64_t i = 0; i < steps; ++i, wa += NR * s::width, xa += NT * s::width) {
             s::vec wv[NR];
             NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) wv[r] = s::load(wa + r * s::width);

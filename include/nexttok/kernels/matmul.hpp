@@ -146,23 +146,29 @@ inline constexpr std::int64_t packed_prefill_columns = 512;
 static_assert(packed_prefill_columns % dot_step == 0);
 
 // Copies rows [0, count) of src (row stride ld), their first steps * dot_step elements as float,
-// into `out` by register tiles: the tile of rows [p, p + m) starts at out + p * steps * dot_step
-// and holds the chunk of accumulator a of step k of row i at + ((a * steps + k) * m + i) *
-// simd::width (packed_block_range's layout: what one accumulator's pass reads is contiguous). Tiles
-// have `tile` rows; the rest are tiles of one row (ones), or one tile (as for_each_tile does for
-// rows and for tokens).
+// into `out` by column ranges of packed_prefill_columns and register tiles: in the range of steps
+// [k0, k1), the tile of rows [p, p + m) starts at out + (k0 * total + (first + p) * (k1 - k0)) *
+// dot_step and holds the chunk of accumulator a of step k of row i at + ((a * (k1 - k0) + k - k0)
+// * m + i) * simd::width (packed_block_range's layout). The rows are rows [first, first + count) of
+// a panel of `total` rows, so that a range's tiles follow one another and all that the tiles of
+// one range read, accumulator by accumulator, is one contiguous stream. Tiles have `tile` rows;
+// the rest are tiles of one row (ones), or one tile (as for_each_tile does for rows and tokens).
 template <class T>
 void pack_tiles(const T* src, std::int64_t ld, std::int64_t count, std::int64_t steps, std::int64_t tile, bool ones,
-                float* out) noexcept {
-    for (std::int64_t p = 0; p < count;) {
-        const std::int64_t m = count - p >= tile ? tile : ones ? 1 : count - p;
-        float* o = out + p * steps * dot_step;
-        for (std::int64_t a = 0; a < simd::accumulators; ++a)
-            for (std::int64_t k = 0; k < steps; ++k)
-                for (std::int64_t i = 0; i < m; ++i)
-                    simd::store(o + ((a * steps + k) * m + i) * simd::width,
-                                simd::load(src + (p + i) * ld + k * dot_step + a * simd::width));
-        p += m;
+                float* out, std::int64_t total, std::int64_t first) noexcept {
+    constexpr std::int64_t range = packed_prefill_columns / dot_step;
+    for (std::int64_t k0 = 0; k0 < steps; k0 += range) {
+        const std::int64_t len = std::min(range, steps - k0);
+        for (std::int64_t p = 0; p < count;) {
+            const std::int64_t m = count - p >= tile ? tile : ones ? 1 : count - p;
+            float* o = out + (k0 * total + (first + p) * len) * dot_step;
+            for (std::int64_t a = 0; a < simd::accumulators; ++a)
+                for (std::int64_t k = 0; k < len; ++k)
+                    for (std::int64_t i = 0; i < m; ++i)
+                        simd::store(o + ((a * len + k) * m + i) * simd::width,
+                                    simd::load(src + (p + i) * ld + (k0 + k) * dot_step + a * simd::width));
+            p += m;
+        }
     }
 }
 
@@ -185,7 +191,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
         k_end = cols / W::block_size, k_step = int8_prefill_columns / W::block_size;
     } else {
         k_end = dot_block_columns<W>(cols) / dot_step, k_step = packed_prefill_columns / dot_step;
-        pack_tiles(w + r0 * stride, stride, r1 - r0, k_end, TR, true, panel);
+        pack_tiles(w + r0 * stride, stride, r1 - r0, k_end, TR, true, panel, r1 - r0, 0);
     }
     auto pointers = [&]<int NR, int NT>(std::int64_t r, std::int64_t t, const W*(&ws)[NR], const X*(&xs)[NT]) {
         for (int i = 0; i < NR; ++i) ws[i] = w + (r + i) * stride;
@@ -212,9 +218,8 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
                     pointers.template operator()<NR, NT>(r, t, ws, xs);
                     qdot_block_range<NR, NT>(ws, xs, k0, k1, a, ld);
                 } else {
-                    packed_block_range<NR, NT>(panel + (r - r0) * k_end * dot_step + k0 * NR * simd::width,
-                                               packed + t * k_end * dot_step + k0 * NT * simd::width, k_end, k1 - k0, a,
-                                               ld);
+                    packed_block_range<NR, NT>(panel + (k0 * (r1 - r0) + (r - r0) * (k1 - k0)) * dot_step,
+                                               packed + (k0 * n + t * (k1 - k0)) * dot_step, k1 - k0, a, ld);
                 }
             });
         }
@@ -264,7 +269,7 @@ const float* pack_activations(const X* x, std::int64_t ldx, std::int64_t n, std:
     pool.parallel_for(tiles, [&](std::int64_t j, int) {
         const std::int64_t t = j * packed_tile_tokens;
         const std::int64_t m = std::min<std::int64_t>(packed_tile_tokens, n - t);
-        pack_tiles(x + t * ldx, ldx, m, steps, packed_tile_tokens, false, out + t * steps * dot_step);
+        pack_tiles(x + t * ldx, ldx, m, steps, packed_tile_tokens, false, out, n, t);
     });
     return out;
 }
