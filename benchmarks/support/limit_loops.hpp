@@ -1,13 +1,13 @@
-// The inner loops of roofline.hpp's limits, by the kernel set named NEXTTOK_BENCH_SET (included
-// once per set, as kernels/detail/passes.hpp includes the kernels): a program that dispatches
+// The inner loops of roofline.hpp's limits, by the kernel set named NEXTTOK_KERNEL_PASS (included
+// once per set through nexttok/detail/each_isa.hpp, as the kernels are): a program that dispatches
 // measures the machine with the set its kernels run, not with its own flags.
 // No include guard: roofline.hpp includes this file once per set.
 
-namespace nexttok::bench::NEXTTOK_BENCH_SET {
+namespace nexttok::bench::NEXTTOK_KERNEL_PASS {
 
 // The sum of p[begin, end) by four chains of vectors (a streaming read).
 inline float sum_floats(const float* p, std::size_t begin, std::size_t end) noexcept {
-    namespace s = ::nexttok::NEXTTOK_BENCH_SET::kernel_detail::simd;
+    namespace s = ::nexttok::NEXTTOK_KERNEL_PASS::kernel_detail::simd;
     s::vec a0 = s::zero(), a1 = s::zero(), a2 = s::zero(), a3 = s::zero();
     for (std::size_t i = begin; i + 4 * s::width <= end; i += 4 * s::width) {
         a0 = s::add(a0, s::load(p + i));
@@ -23,7 +23,7 @@ inline constexpr int fma_chains = 12;  // enough independent FMAs to cover laten
 // `iterations` rounds of fma_chains independent vector FMAs; *flops receives their float
 // operations (an FMA counts 2).
 inline float fma_rounds(std::int64_t iterations, double* flops) noexcept {
-    namespace s = ::nexttok::NEXTTOK_BENCH_SET::kernel_detail::simd;
+    namespace s = ::nexttok::NEXTTOK_KERNEL_PASS::kernel_detail::simd;
     float a_lanes[s::width], b_lanes[s::width];
     for (int i = 0; i < s::width; ++i) a_lanes[i] = 0.999f, b_lanes[i] = 1e-3f;
     const s::vec a = s::load(a_lanes), b = s::load(b_lanes);
@@ -40,4 +40,4 @@ inline float fma_rounds(std::int64_t iterations, double* flops) noexcept {
     return s::reduce(sum);
 }
 
-}  // namespace nexttok::bench::NEXTTOK_BENCH_SET
+}  // namespace nexttok::bench::NEXTTOK_KERNEL_PASS

@@ -16,65 +16,18 @@
 #include <vector>
 
 // The loops, compiled for each kernel set the program carries (see limit_loops.hpp).
-#if NEXTTOK_KERNELS_BASE_LEVEL == 2
-#define NEXTTOK_BENCH_SET isa_avx512
-#elif NEXTTOK_KERNELS_BASE_LEVEL == 1
-#define NEXTTOK_BENCH_SET isa_avx2
-#else
-#define NEXTTOK_BENCH_SET isa_portable
-#endif
-#include "limit_loops.hpp"
-namespace nexttok::bench {
-namespace isa_base = NEXTTOK_BENCH_SET;
-}
-#undef NEXTTOK_BENCH_SET
-#if defined(NEXTTOK_KERNELS_DISPATCH) && NEXTTOK_KERNELS_BASE_LEVEL < 1
-#pragma GCC push_options
-#pragma GCC target("avx2,fma,f16c")
-#define NEXTTOK_BENCH_SET isa_avx2
-#include "limit_loops.hpp"
-#undef NEXTTOK_BENCH_SET
-#pragma GCC pop_options
-#endif
-#if defined(NEXTTOK_KERNELS_DISPATCH) && NEXTTOK_KERNELS_BASE_LEVEL < 2
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,gfni,avx2,fma,f16c")
-#define NEXTTOK_BENCH_SET isa_avx512
-#include "limit_loops.hpp"
-#undef NEXTTOK_BENCH_SET
-#pragma GCC pop_options
-#endif
+#define NEXTTOK_EACH_ISA_BODY <support/limit_loops.hpp>
+#include <nexttok/detail/each_isa.hpp>
 
 namespace nexttok::bench {
 
-// Calls `call` in the kernel set in use (as kernels/detail/passes.hpp's matmul does).
-#if defined(NEXTTOK_KERNELS_DISPATCH)
-#if NEXTTOK_KERNELS_BASE_LEVEL < 2
-#define NEXTTOK_BENCH_LEVEL1 isa_avx2
-#else
-#define NEXTTOK_BENCH_LEVEL1 isa_avx512
-#endif
-#define NEXTTOK_BENCH_IN_SET(call)                    \
-    switch (::nexttok::detail::isa::active_level()) { \
-        case 2:                                       \
-            return isa_avx512::call;                  \
-        case 1:                                       \
-            return NEXTTOK_BENCH_LEVEL1::call;        \
-        default:                                      \
-            return isa_base::call;                    \
-    }
-#else
-#define NEXTTOK_BENCH_IN_SET(call) return isa_base::call;
-#endif
-
+// In the kernel set in use, as the kernels' matmul is (kernels/detail/passes.hpp).
 inline float sum_floats(const float* p, std::size_t begin, std::size_t end) noexcept {
-    NEXTTOK_BENCH_IN_SET(sum_floats(p, begin, end))
+    NEXTTOK_ISA_CALL(::nexttok::bench, sum_floats(p, begin, end))
 }
 inline float fma_rounds(std::int64_t iterations, double* flops) noexcept {
-    NEXTTOK_BENCH_IN_SET(fma_rounds(iterations, flops))
+    NEXTTOK_ISA_CALL(::nexttok::bench, fma_rounds(iterations, flops))
 }
-#undef NEXTTOK_BENCH_IN_SET
-#undef NEXTTOK_BENCH_LEVEL1
 
 // Runs f(t) on n_threads threads (t = 0 on the caller) and returns the wall time in seconds.
 template <class F>

@@ -20,7 +20,8 @@ server::response_meta meta(server::endpoint kind, bool logprobs = false) {
 }
 
 TEST(openai_response, completion_body) {
-    server::choice_output c{.index = 0, .text = "Hello", .finish_reason = "stop", .logprobs = {}, .n_tokens = 2};
+    server::choice_output c{
+        .index = 0, .text = "Hello", .finish_reason = "stop", .error = {}, .logprobs = {}, .n_tokens = 2};
     const json j =
         server::completion_body(meta(server::endpoint::completions), {c}, {.prompt_tokens = 5, .completion_tokens = 2});
     EXPECT_EQ(j.dump(), R"({"id":"cmpl-1","object":"text_completion","created":1700000000,"model":"stories260K.gguf",)"
@@ -29,8 +30,10 @@ TEST(openai_response, completion_body) {
 }
 
 TEST(openai_response, chat_body) {
-    server::choice_output a{.index = 0, .text = "Hi", .finish_reason = "length", .logprobs = {}, .n_tokens = 1};
-    server::choice_output b{.index = 1, .text = "Yo", .finish_reason = "stop", .logprobs = {}, .n_tokens = 1};
+    server::choice_output a{
+        .index = 0, .text = "Hi", .finish_reason = "length", .error = {}, .logprobs = {}, .n_tokens = 1};
+    server::choice_output b{
+        .index = 1, .text = "Yo", .finish_reason = "stop", .error = {}, .logprobs = {}, .n_tokens = 1};
     const json j =
         server::completion_body(meta(server::endpoint::chat), {a, b}, {.prompt_tokens = 3, .completion_tokens = 2});
     EXPECT_EQ(j["object"], "chat.completion");
@@ -80,7 +83,7 @@ TEST(openai_response, logprobs) {
         R"({"token":"He","logprob":-0.5,"bytes":[72,101],"top_logprobs":[{"token":"He","logprob":-0.5,"bytes":[72,101]},{"token":"A","logprob":-1.5,"bytes":[65]}]})");
     // In a body, only when asked.
     server::choice_output out{
-        .index = 0, .text = "Hello", .finish_reason = "length", .logprobs = tokens, .n_tokens = 2};
+        .index = 0, .text = "Hello", .finish_reason = "length", .error = {}, .logprobs = tokens, .n_tokens = 2};
     EXPECT_TRUE(
         server::completion_body(meta(server::endpoint::completions), {out}, {})["choices"][0]["logprobs"].is_null());
     EXPECT_EQ(server::completion_body(meta(server::endpoint::completions, true), {out}, {})["choices"][0]["logprobs"],

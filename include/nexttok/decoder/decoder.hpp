@@ -14,8 +14,8 @@
 #pragma once
 
 #include <nexttok/cache/kv_storage.hpp>
-#include <nexttok/detail/aligned_buffer.hpp>
 #include <nexttok/decoder/logits_for.hpp>
+#include <nexttok/detail/aligned_buffer.hpp>
 #include <nexttok/detail/memory_limit.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/kernels/attention.hpp>

@@ -45,6 +45,35 @@
 #define NEXTTOK_KERNELS_DISPATCH 1
 #endif
 
+// The namespace names of the sets (detail/each_isa.hpp compiles one per set): the base set, and the
+// set that runs at level 1 (AVX2 below an AVX-512 base; an AVX-512 base has no lower level to run).
+#if NEXTTOK_KERNELS_BASE_LEVEL == 2
+#define NEXTTOK_ISA_BASE_SET isa_avx512
+#define NEXTTOK_ISA_LEVEL1_SET isa_avx512
+#elif NEXTTOK_KERNELS_BASE_LEVEL == 1
+#define NEXTTOK_ISA_BASE_SET isa_avx2
+#define NEXTTOK_ISA_LEVEL1_SET isa_avx2
+#else
+#define NEXTTOK_ISA_BASE_SET isa_portable
+#define NEXTTOK_ISA_LEVEL1_SET isa_avx2
+#endif
+
+// `return ns::<set in use>::call;` where namespace ns holds one namespace per set (detail/each_isa.hpp):
+// one switch on kernels/kernel_isa.hpp's detail::isa::active_level() per call.
+#if defined(NEXTTOK_KERNELS_DISPATCH)
+#define NEXTTOK_ISA_CALL(ns, call)                    \
+    switch (::nexttok::detail::isa::active_level()) { \
+        case 2:                                       \
+            return ns::isa_avx512::call;              \
+        case 1:                                       \
+            return ns::NEXTTOK_ISA_LEVEL1_SET::call;  \
+        default:                                      \
+            return ns::NEXTTOK_ISA_BASE_SET::call;    \
+    }
+#else
+#define NEXTTOK_ISA_CALL(ns, call) return ns::NEXTTOK_ISA_BASE_SET::call;
+#endif
+
 #if defined(__AVX512F__) || defined(__AVX2__) || defined(__F16C__) || defined(NEXTTOK_KERNELS_DISPATCH)
 #include <immintrin.h>
 #endif

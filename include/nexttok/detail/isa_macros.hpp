@@ -1,5 +1,5 @@
 // The NEXTTOK_KERNELS_* macros of detail/isa.hpp for the kernels being compiled: from the
-// compiler's feature macros, or, while kernels/detail/passes.hpp compiles a kernel set for a higher
+// compiler's feature macros, or, while detail/each_isa.hpp compiles a kernel set for a higher
 // instruction set under #pragma GCC target (which does not define them), from NEXTTOK_PASS_LEVEL
 // (2: AVX-512 with BW, DQ, VL, VNNI, VBMI and GFNI; 1: AVX2, FMA, F16C). Included again for each
 // set, so without an include guard. Internal.

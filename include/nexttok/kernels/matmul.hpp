@@ -141,9 +141,10 @@ inline constexpr std::int64_t packed_rows_per_task = 48;
 inline constexpr std::int64_t dense_in_place_tokens = 16;
 // The same for weights with an int8 kernel (q8_0, q4_0, k-quants): up to this many tokens, row_block.
 inline constexpr std::int64_t int8_in_place_tokens = 8;
-inline constexpr std::int64_t packed_prefill_tokens = packed_tile_tokens;
+// Packed dense prefill takes the columns in ranges of this many (steps of dot_step columns).
 inline constexpr std::int64_t packed_prefill_columns = 512;
 static_assert(packed_prefill_columns % dot_step == 0);
+inline constexpr std::int64_t packed_range_steps = packed_prefill_columns / dot_step;
 
 // Copies rows [0, count) of src (row stride ld), their first steps * dot_step elements as float,
 // into `out` by column ranges of packed_prefill_columns and register tiles: in the range of steps
@@ -156,9 +157,8 @@ static_assert(packed_prefill_columns % dot_step == 0);
 template <class T>
 void pack_tiles(const T* src, std::int64_t ld, std::int64_t count, std::int64_t steps, std::int64_t tile, bool ones,
                 float* out, std::int64_t total, std::int64_t first) noexcept {
-    constexpr std::int64_t range = packed_prefill_columns / dot_step;
-    for (std::int64_t k0 = 0; k0 < steps; k0 += range) {
-        const std::int64_t len = std::min(range, steps - k0);
+    for (std::int64_t k0 = 0; k0 < steps; k0 += packed_range_steps) {
+        const std::int64_t len = std::min(packed_range_steps, steps - k0);
         for (std::int64_t p = 0; p < count;) {
             const std::int64_t m = count - p >= tile ? tile : ones ? 1 : count - p;
             float* o = out + (k0 * total + (first + p) * len) * dot_step;
@@ -182,7 +182,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
                        std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy, const float* packed = nullptr,
                        float* panel = nullptr, simd::prefetch_cursor next = {}) noexcept {
     constexpr bool int8 = std::is_same_v<X, q8_act_row>;
-    constexpr std::int64_t group = int8 ? int8_prefill_tokens : packed_prefill_tokens;
+    constexpr std::int64_t group = int8 ? int8_prefill_tokens : packed_tile_tokens;
     constexpr int TR = int8 ? tile_rows : packed_tile_rows, TT = int8 ? tile_tokens : packed_tile_tokens;
     constexpr std::int64_t ld = group * simd::acc_slot;                         // acc row stride
     alignas(64) float acc[(int8 ? rows_per_task : packed_rows_per_task) * ld];  // (rows, group, acc_slot)
@@ -190,7 +190,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
     if constexpr (int8) {
         k_end = cols / W::block_size, k_step = int8_prefill_columns / W::block_size;
     } else {
-        k_end = dot_block_columns<W>(cols) / dot_step, k_step = packed_prefill_columns / dot_step;
+        k_end = dot_block_columns<W>(cols) / dot_step, k_step = packed_range_steps;
         pack_tiles(w + r0 * stride, stride, r1 - r0, k_end, TR, true, panel, r1 - r0, 0);
     }
     auto pointers = [&]<int NR, int NT>(std::int64_t r, std::int64_t t, const W*(&ws)[NR], const X*(&xs)[NT]) {

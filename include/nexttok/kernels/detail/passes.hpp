@@ -4,7 +4,7 @@
 // - first the set of the translation unit's own flags (the base set), which nexttok:: names
 //   (nexttok::dot is the base set's dot);
 // - then, with GCC on x86-64 (NEXTTOK_KERNELS_DISPATCH, detail/isa.hpp), each higher set under
-//   #pragma GCC target, with the NEXTTOK_KERNELS_* macros of that set (detail/isa_macros.hpp).
+//   #pragma GCC target, with the NEXTTOK_KERNELS_* macros of that set (detail/each_isa.hpp).
 // What the sets share (tensor/, the workspaces of kernels/buffers.hpp, the thread pool) is included
 // before any set, so that no shared function is compiled for a higher instruction set.
 //
@@ -38,53 +38,13 @@
 #include <utility>
 #include <vector>
 
-// The base set.
-#if NEXTTOK_KERNELS_BASE_LEVEL == 2
-#define NEXTTOK_KERNEL_PASS isa_avx512
-#elif NEXTTOK_KERNELS_BASE_LEVEL == 1
-#define NEXTTOK_KERNEL_PASS isa_avx2
-#else
-#define NEXTTOK_KERNEL_PASS isa_portable
-#endif
-#include <nexttok/kernels/detail/pass_bodies.hpp>
-#undef NEXTTOK_KERNEL_PASS
-
-#if defined(NEXTTOK_KERNELS_DISPATCH) && NEXTTOK_KERNELS_BASE_LEVEL < 1
-#pragma GCC push_options
-#pragma GCC target("avx2,fma,f16c")
-#define NEXTTOK_PASS_LEVEL 1
-#define NEXTTOK_KERNEL_PASS isa_avx2
-#include <nexttok/detail/isa_macros.hpp>
-#include <nexttok/kernels/detail/pass_bodies.hpp>
-#undef NEXTTOK_KERNEL_PASS
-#undef NEXTTOK_PASS_LEVEL
-#pragma GCC pop_options
-#endif
-
-#if defined(NEXTTOK_KERNELS_DISPATCH) && NEXTTOK_KERNELS_BASE_LEVEL < 2
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,gfni,avx2,fma,f16c")
-#define NEXTTOK_PASS_LEVEL 2
-#define NEXTTOK_KERNEL_PASS isa_avx512
-#include <nexttok/detail/isa_macros.hpp>
-#include <nexttok/kernels/detail/pass_bodies.hpp>
-#undef NEXTTOK_KERNEL_PASS
-#undef NEXTTOK_PASS_LEVEL
-#pragma GCC pop_options
-#endif
-
-// Back to the macros of the translation unit's flags.
-#include <nexttok/detail/isa_macros.hpp>
+// Every kernel file, once per set.
+#define NEXTTOK_EACH_ISA_BODY <nexttok/kernels/detail/pass_bodies.hpp>
+#include <nexttok/detail/each_isa.hpp>
 
 namespace nexttok {
 
-#if NEXTTOK_KERNELS_BASE_LEVEL == 2
-namespace isa_base = isa_avx512;
-#elif NEXTTOK_KERNELS_BASE_LEVEL == 1
-namespace isa_base = isa_avx2;
-#else
-namespace isa_base = isa_portable;
-#endif
+namespace isa_base = NEXTTOK_ISA_BASE_SET;
 
 // nexttok::dot, nexttok::kernel_detail::simd, ...: the base set.
 using namespace isa_base;
@@ -95,24 +55,7 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
 }
 
 // Calls `call` (a function and its arguments) in the kernel set in use.
-#if defined(NEXTTOK_KERNELS_DISPATCH)
-#if NEXTTOK_KERNELS_BASE_LEVEL < 2
-#define NEXTTOK_KERNELS_LEVEL1 isa_avx2
-#else
-#define NEXTTOK_KERNELS_LEVEL1 isa_avx512
-#endif
-#define NEXTTOK_KERNELS_CALL(call)                          \
-    switch (::nexttok::detail::isa::active_level()) {       \
-        case 2:                                             \
-            return ::nexttok::isa_avx512::call;             \
-        case 1:                                             \
-            return ::nexttok::NEXTTOK_KERNELS_LEVEL1::call; \
-        default:                                            \
-            return ::nexttok::isa_base::call;               \
-    }
-#else
-#define NEXTTOK_KERNELS_CALL(call) return ::nexttok::isa_base::call;
-#endif
+#define NEXTTOK_KERNELS_CALL(call) NEXTTOK_ISA_CALL(::nexttok, call)
 
 // For each target, y[t * ldy + r] = dot(W row r, x[t * ldx ...]) for t < n, r < W.rows(), in one
 // parallel_for. Every W has the same cols. Throws unsupported_error for a weight type without
@@ -147,6 +90,5 @@ void causal_attention(const attention_shape& s, std::int64_t n, const float* q, 
 }
 
 #undef NEXTTOK_KERNELS_CALL
-#undef NEXTTOK_KERNELS_LEVEL1
 
 }  // namespace nexttok
