@@ -145,11 +145,17 @@ inline constexpr std::int64_t int8_in_place_tokens = 8;
 inline constexpr std::int64_t packed_prefill_columns = 512;
 static_assert(packed_prefill_columns % dot_step == 0);
 inline constexpr std::int64_t packed_range_steps = packed_prefill_columns / dot_step;
+// Where, in a packed panel of `total` rows (weight rows or tokens; pack_tiles' layout below), the
+// tile that starts at row p begins its part of the range of steps [k0, k1).
+inline constexpr std::int64_t packed_tile_offset(std::int64_t k0, std::int64_t k1, std::int64_t total,
+                                                 std::int64_t p) noexcept {
+    return (k0 * total + p * (k1 - k0)) * dot_step;
+}
 
 // Copies rows [0, count) of src (row stride ld), their first steps * dot_step elements as float,
 // into `out` by column ranges of packed_prefill_columns and register tiles: in the range of steps
-// [k0, k1), the tile of rows [p, p + m) starts at out + (k0 * total + (first + p) * (k1 - k0)) *
-// dot_step and holds the chunk of accumulator a of step k of row i at + ((a * (k1 - k0) + k - k0)
+// [k0, k1), the tile of rows [p, p + m) starts at out + packed_tile_offset(k0, k1, total, first + p)
+// and holds the chunk of accumulator a of step k of row i at + ((a * (k1 - k0) + k - k0)
 // * m + i) * simd::width (packed_block_range's layout). The rows are rows [first, first + count) of
 // a panel of `total` rows, so that a range's tiles follow one another and all that the tiles of
 // one range read, accumulator by accumulator, is one contiguous stream. Tiles have `tile` rows;
@@ -161,7 +167,7 @@ void pack_tiles(const T* src, std::int64_t ld, std::int64_t count, std::int64_t 
         const std::int64_t len = std::min(packed_range_steps, steps - k0);
         for (std::int64_t p = 0; p < count;) {
             const std::int64_t m = count - p >= tile ? tile : ones ? 1 : count - p;
-            float* o = out + (k0 * total + (first + p) * len) * dot_step;
+            float* o = out + packed_tile_offset(k0, k0 + len, total, first + p);
             for (std::int64_t a = 0; a < simd::accumulators; ++a)
                 for (std::int64_t k = 0; k < len; ++k)
                     for (std::int64_t i = 0; i < m; ++i)
@@ -218,8 +224,8 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
                     pointers.template operator()<NR, NT>(r, t, ws, xs);
                     qdot_block_range<NR, NT>(ws, xs, k0, k1, a, ld);
                 } else {
-                    packed_block_range<NR, NT>(panel + (k0 * (r1 - r0) + (r - r0) * (k1 - k0)) * dot_step,
-                                               packed + (k0 * n + t * (k1 - k0)) * dot_step, k1 - k0, a, ld);
+                    packed_block_range<NR, NT>(panel + packed_tile_offset(k0, k1, r1 - r0, r - r0),
+                                               packed + packed_tile_offset(k0, k1, n, t), k1 - k0, a, ld);
                 }
             });
         }
