@@ -19,8 +19,10 @@ namespace {
 TEST(kernel_path, program_compiles_its_path) {
     NEXTTOK_REQUIRE_KERNEL_PATH();
     const std::string path = test::kernel_path();
-    // The float kernels of the program's own set: 16 lanes with AVX-512, 8 with AVX2, 1 portable.
-    EXPECT_EQ(kernel_detail::simd::width, path == "avx512" ? 16 : path == "avx2" ? 8 : 1);
+    // The float kernels of the program's own set: one accumulator of 16 lanes with AVX-512, two of
+    // 8 lanes with AVX2 and the portable code (which computes the AVX2 lanes one by one).
+    EXPECT_EQ(kernel_detail::simd::width, path == "avx512" ? 16 : 8);
+    EXPECT_EQ(kernel_detail::simd::accumulators, path == "avx512" ? 1 : 2);
     EXPECT_EQ(std::string(detail::isa::float_kernels), path);
     EXPECT_EQ(std::string(detail::isa::int8_kernels), path);
     EXPECT_EQ(q8_act_grouped, path == "avx512");

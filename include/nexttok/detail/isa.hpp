@@ -6,7 +6,7 @@
 //   float (simd.hpp: dot products of float, half and bfloat16 weights, attention, norms, exp)
 //     NEXTTOK_KERNELS_AVX512       AVX-512 F (BW for bfloat16 loads where present)
 //     NEXTTOK_KERNELS_AVX2         AVX2 + FMA + F16C, without AVX-512 F
-//     neither                      portable C++
+//     neither                      portable C++ (the AVX2 path's lanes, one by one)
 //   int8 (quantized weights against quantized activations: quant_act.hpp and detail/*qdot*)
 //     NEXTTOK_KERNELS_INT8_AVX512  AVX-512 F, BW, DQ, VL, VNNI and VBMI: 64-byte steps
 //                                  (detail/quant_act_avx512.hpp, k_quant_qdot_zmm.hpp,
@@ -21,9 +21,9 @@
 //
 // The int8 paths add in one order (each kernel's header says which), so they give bitwise the same
 // outputs; tests/kernel_paths compiles each one and checks it against a scalar reference of that
-// order. The float family's AVX2 and AVX-512 paths add in one order of 16 lanes (bitwise the same);
-// its portable path keeps 4 scalar accumulators and agrees with them to float rounding
-// (tests/kernel_sets). A program built with GCC on x86-64 carries every path and picks one at run
+// order. The float family's three paths add in one order of 16 lanes, with one fused multiply-add
+// per lane and step, and so give bitwise the same outputs too (tests/kernel_paths, and
+// tests/kernel_sets on the logits of real files). A program built with GCC on x86-64 carries every path and picks one at run
 // time (kernels/kernel_isa.hpp, kernels/detail/passes.hpp).
 #pragma once
 

@@ -35,7 +35,8 @@ inline constexpr std::int64_t dot_step =
 // columns into ranges so that a tile's weights and activations stay in L1; since the
 // accumulators are stored and reloaded exactly, the order per output is the same for any split
 // and any tile: chunk k of `width` lanes goes to accumulator k % accumulators (a single 16-lane
-// accumulator with AVX-512, two 8-lane ones emulating it with AVX2), in ascending k.
+// accumulator with AVX-512, two 8-lane ones emulating it with AVX2 and the portable code), in
+// ascending k.
 // `pf` is advanced by the bytes of weights each step reads (see prefetch_cursor).
 template <int NR, int NT, dense_element W, class X>
 inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i0, std::int64_t i1, float* acc,

@@ -3,8 +3,8 @@
 // kernels/detail/passes.hpp) and runs the best the CPU has, chosen once, at the first call;
 // NEXTTOK_ISA=avx512|avx2|portable in the environment asks for a lower set (a higher one than the
 // CPU or the build has gives the highest there is, a lower one than the program's flags give runs
-// those). The AVX2 and AVX-512 sets add in the same order, so choosing between them changes no
-// result, only the speed; the portable set agrees with them to float rounding (tests/kernel_sets).
+// those). The three sets add in the same order, so choosing between them changes no result, only
+// the speed (tests/kernel_sets checks the logits of real files bitwise).
 //
 // The light kernels (norms, RoPE, single dot products: nexttok::dot, nexttok::rms_norm, ...) run
 // the set the translation unit's flags give.

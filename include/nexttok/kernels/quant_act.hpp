@@ -8,7 +8,7 @@
 // AVX-512 (detail/quant_act_avx512.hpp) a step covers four q8_0 blocks, eight q4_0 blocks or a
 // q4_k block, against activations grouped to match and, for q4_k, quantized once more by 256
 // elements (llama.cpp's q8_K); with AVX2 (detail/quant_act_avx2.hpp) one block per 256-bit
-// instruction; the portable code (detail/quant_act_portable.hpp) one value at a time. This file
+// instruction; the portable code (detail/quant_act_portable.hpp) the AVX2 kernels' lanes one by one. This file
 // holds what they share: the activation rows, their quantization block by block, and the entry
 // points qdot_block_range, qdot_block_finish and qdot_block.
 //

@@ -1,14 +1,15 @@
 // The SIMD backend of the float kernels, chosen at compile time (detail/isa.hpp): AVX-512 (F),
-// AVX2 + FMA + F16C, or portable scalar code. Loads convert float, Eigen::half and Eigen::bfloat16 to float lanes; all arithmetic is in
+// AVX2 + FMA + F16C, or portable C++ that computes the AVX2 path's lanes one by one (the same bits). Loads convert float, Eigen::half and Eigen::bfloat16 to float lanes; all arithmetic is in
 // float. Integer lanes (ivec: `width` int32 lanes) exist only to unpack quantized weights: load
 // `width` bytes, extract bit fields, convert to float. Internal: kernels use it, nothing else should.
 // Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
 #include <Eigen/Core>
 
+#include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cmath>
 #include <cstring>
 
 #include <nexttok/detail/isa.hpp>
@@ -234,41 +235,115 @@ inline vec to_vec(ivec a) noexcept { return _mm256_cvtepi32_ps(a); }
 
 #else
 
-inline constexpr int width = 1;
-inline constexpr int accumulators = 4;
-using vec = float;
+// Portable C++ that computes what the AVX2 path computes, bitwise: 8 float lanes, two
+// accumulators, each lane's multiply-add fused (std::fma: one rounding, as vfmadd), the lanes
+// reduced in the tree of AVX2's reduce, min, max and rounding with the instructions' semantics.
+// So a program gives the same outputs on any CPU (the AVX-512 path adds in the same order too).
+inline constexpr int width = 8;
+inline constexpr int accumulators = 2;
+struct vec {
+    float lane[8];
+};
 
-inline vec zero() noexcept { return 0.0f; }
+template <class F>
+inline vec each_lane(F&& f) noexcept {
+    vec r;
+    for (int k = 0; k < 8; ++k) r.lane[k] = f(k);
+    return r;
+}
+
+inline vec zero() noexcept { return vec{}; }
 template <class T>
 inline vec load(const T* p) noexcept {
-    return to_float(*p);
+    return each_lane([p](int k) { return to_float(p[k]); });
 }
-inline vec fmadd(vec a, vec b, vec c) noexcept { return a * b + c; }
+inline vec fmadd(vec a, vec b, vec c) noexcept {
+    return each_lane([&](int k) { return std::fma(a.lane[k], b.lane[k], c.lane[k]); });
+}
 inline vec in_register(vec v) noexcept { return v; }
-inline vec div(vec a, vec b) noexcept { return a / b; }
-inline vec exp(vec x) noexcept { return std::exp(x); }  // the SIMD backends' exp is below
-inline vec add(vec a, vec b) noexcept { return a + b; }
-inline float reduce(vec v) noexcept { return v; }
-inline vec set1(float v) noexcept { return v; }
-inline vec mul(vec a, vec b) noexcept { return a * b; }
-inline vec sub(vec a, vec b) noexcept { return a - b; }
-inline void store(float* p, vec v) noexcept { *p = v; }
-
-using ivec = std::int32_t;
-inline ivec load_u8(const std::uint8_t* p) noexcept { return *p; }
-inline ivec load_i8(const std::int8_t* p) noexcept { return *p; }
-inline ivec and_i(ivec a, int mask) noexcept { return a & mask; }
-inline ivec or_i(ivec a, ivec b) noexcept { return a | b; }
-inline ivec add_i(ivec a, int b) noexcept { return a + b; }
-inline ivec shift_right_i(ivec a, int bits) noexcept {
-    return static_cast<ivec>(static_cast<std::uint32_t>(a) >> bits);
+inline vec add(vec a, vec b) noexcept {
+    return each_lane([&](int k) { return a.lane[k] + b.lane[k]; });
 }
-inline ivec shift_left_i(ivec a, int bits) noexcept { return static_cast<ivec>(static_cast<std::uint32_t>(a) << bits); }
-inline vec to_vec(ivec a) noexcept { return static_cast<float>(a); }
+inline vec sub(vec a, vec b) noexcept {
+    return each_lane([&](int k) { return a.lane[k] - b.lane[k]; });
+}
+inline vec mul(vec a, vec b) noexcept {
+    return each_lane([&](int k) { return a.lane[k] * b.lane[k]; });
+}
+inline vec div(vec a, vec b) noexcept {
+    return each_lane([&](int k) { return a.lane[k] / b.lane[k]; });
+}
+// AVX2's tree: the two halves, then lanes 2 and 3 onto 0 and 1, then lane 1 onto lane 0.
+inline float reduce(vec v) noexcept {
+    const float* l = v.lane;
+    return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
+}
+inline vec set1(float v) noexcept {
+    return each_lane([v](int) { return v; });
+}
+inline void store(float* p, vec v) noexcept { std::memcpy(p, v.lane, sizeof v.lane); }
+
+// For exp (below), as the instructions do it: max and min give their second operand when either
+// is NaN (so NaN stays NaN), rounding to the nearest integer breaks ties to even, and 2^n is
+// applied as AVX2 does.
+inline vec clamp_exp_argument(vec x) noexcept {
+    return each_lane([&](int k) {
+        const float m = -104.0f > x.lane[k] ? -104.0f : x.lane[k];
+        return 89.0f < m ? 89.0f : m;
+    });
+}
+inline vec round_nearest(vec x) noexcept {
+    return each_lane([&](int k) { return std::nearbyint(x.lane[k]); });
+}
+inline vec times_pow2(vec p, vec n) noexcept {
+    return each_lane([&](int k) {
+        const auto ni = static_cast<std::int32_t>(n.lane[k]);  // an integer in [-150, 128]
+        const std::int32_t n1 = ni >> 1, n2 = ni - n1;
+        const float s1 = std::bit_cast<float>(static_cast<std::uint32_t>(n1 + 127) << 23);
+        const float s2 = std::bit_cast<float>(static_cast<std::uint32_t>(n2 + 127) << 23);
+        return p.lane[k] * s1 * s2;
+    });
+}
+
+struct ivec {
+    std::int32_t lane[8];
+};
+template <class F>
+inline ivec each_int_lane(F&& f) noexcept {
+    ivec r;
+    for (int k = 0; k < 8; ++k) r.lane[k] = f(k);
+    return r;
+}
+// Reads exactly `width` (8) bytes, zero- or sign-extended to int32 lanes.
+inline ivec load_u8(const std::uint8_t* p) noexcept {
+    return each_int_lane([p](int k) { return static_cast<std::int32_t>(p[k]); });
+}
+inline ivec load_i8(const std::int8_t* p) noexcept {
+    return each_int_lane([p](int k) { return static_cast<std::int32_t>(p[k]); });
+}
+inline ivec and_i(ivec a, int mask) noexcept {
+    return each_int_lane([&](int k) { return a.lane[k] & mask; });
+}
+inline ivec or_i(ivec a, ivec b) noexcept {
+    return each_int_lane([&](int k) { return a.lane[k] | b.lane[k]; });
+}
+inline ivec add_i(ivec a, int b) noexcept {
+    return each_int_lane([&](int k) { return a.lane[k] + b; });
+}
+inline ivec shift_right_i(ivec a, int bits) noexcept {
+    return each_int_lane(
+        [&](int k) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(a.lane[k]) >> bits); });
+}
+inline ivec shift_left_i(ivec a, int bits) noexcept {
+    return each_int_lane(
+        [&](int k) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(a.lane[k]) << bits); });
+}
+inline vec to_vec(ivec a) noexcept {
+    return each_lane([&](int k) { return static_cast<float>(a.lane[k]); });
+}
 
 #endif
 
-#if defined(NEXTTOK_KERNELS_AVX512) || defined(NEXTTOK_KERNELS_AVX2)
 // e^x within 2 ulp: x = n ln 2 + r (|r| <= ln 2 / 2, ln 2 in two parts so that r is exact), e^r
 // by a degree-7 polynomial, times 2^n.
 inline vec exp(vec x) noexcept {
@@ -285,6 +360,5 @@ inline vec exp(vec x) noexcept {
     p = fmadd(p, mul(r, r), add(r, set1(1.0f)));
     return times_pow2(p, n);
 }
-#endif
 
 }  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail::simd

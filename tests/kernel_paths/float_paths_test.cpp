@@ -1,0 +1,146 @@
+// f32, f16 and bf16 weights (the float kernels, dot.hpp) and the exponential of SwiGLU and GELU
+// (simd::exp) on this program's kernel path, bitwise against scalar references of the documented
+// orders written here: a dot product keeps 16 lanes, lane j taking elements 16 k + j by fused
+// multiply-adds in ascending k, reduced by the fixed tree, then the columns past the last whole 16
+// by fused multiply-adds in ascending order; e^x is the clamp, x = n ln 2 + r and the degree-7
+// polynomial of detail/simd.hpp. The AVX-512 path holds the 16 lanes in one register, the AVX2
+// path in two, the portable path computes them one by one: every path must give these bits, with
+// 1 and 2 threads and any split of the tokens into calls (prefill = decode).
+#include "kernel_path.hpp"
+
+#include <nexttok/kernels/matmul.hpp>
+#include <nexttok/kernels/ops.hpp>
+
+#include <Eigen/Core>
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace nexttok {
+namespace {
+
+// The documented dot product of n elements.
+template <class W>
+float dot_reference(const W* w, const float* x, std::int64_t n) {
+    float lanes[16] = {};
+    const std::int64_t whole = n / 16 * 16;
+    for (std::int64_t i = 0; i < whole; ++i) lanes[i % 16] = std::fma(static_cast<float>(w[i]), x[i], lanes[i % 16]);
+    float total = test::reduce16_tree(lanes);
+    for (std::int64_t i = whole; i < n; ++i) total = std::fma(static_cast<float>(w[i]), x[i], total);
+    return total;
+}
+
+template <class W>
+struct float_weights {
+    static constexpr tensor_type type = std::is_same_v<W, float>         ? tensor_type::f32
+                                        : std::is_same_v<W, Eigen::half> ? tensor_type::f16
+                                                                         : tensor_type::bf16;
+};
+
+template <class W>
+class float_paths : public ::testing::Test {};
+
+using float_types = ::testing::Types<float, Eigen::half, Eigen::bfloat16>;
+TYPED_TEST_SUITE(float_paths, float_types);
+
+// 37 rows (not a whole tile), 1064 columns (whole ranges of 512 packed columns, a partial one and
+// a tail of 8 past the last 16), 20 tokens (more than the in-place limit of dense matmul).
+TYPED_TEST(float_paths, matmul_matches_the_documented_order) {
+    NEXTTOK_REQUIRE_KERNEL_PATH();
+    using W = TypeParam;
+    constexpr std::int64_t rows = 37, cols = 1064, n = 20;
+    std::mt19937_64 rng(11);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<W> weights(static_cast<std::size_t>(rows * cols));
+    for (auto& v : weights) v = static_cast<W>(dist(rng));
+    const std::vector<float> x = test::activations(n, cols, 12);
+    tensor_view w;
+    w.name = "w";
+    w.type = float_weights<W>::type;
+    w.n_dims = 2;
+    w.ne = {static_cast<std::uint64_t>(cols), static_cast<std::uint64_t>(rows), 1, 1};
+    w.data = reinterpret_cast<const std::byte*>(weights.data());
+    w.n_bytes = weights.size() * sizeof(W);
+    test::expect_matmul_bitwise(w, x, n, [&](std::int64_t r, std::int64_t t) {
+        return dot_reference(weights.data() + r * cols, x.data() + t * cols, cols);
+    });
+}
+
+// e^x as detail/simd.hpp documents it: x clamped to [-104, 89] (NaN stays NaN), n = x / ln 2 rounded
+// to the nearest integer (ties to even), r = x - n ln 2 with ln 2 in two parts, the polynomial by
+// fused multiply-adds, times 2^n (rounded once).
+float exp_reference(float x) {
+    const float low = -104.0f > x ? -104.0f : x;
+    x = 89.0f < low ? 89.0f : low;
+    const float n = std::nearbyint(x * 1.44269504088896341f);
+    float r = std::fma(n, -0.693359375f, x);
+    r = std::fma(n, 2.12194440e-4f, r);
+    float p = 1.9875691500e-4f;
+    p = std::fma(p, r, 1.3981999507e-3f);
+    p = std::fma(p, r, 8.3334519073e-3f);
+    p = std::fma(p, r, 4.1665795894e-2f);
+    p = std::fma(p, r, 1.6666665459e-1f);
+    p = std::fma(p, r, 5.0000001201e-1f);
+    const float r2 = r * r, r1 = r + 1.0f;
+    p = std::fma(p, r2, r1);
+    return std::isnan(n) ? n : std::ldexp(p, static_cast<int>(n));
+}
+
+// Arguments over the whole range of the exponential and past it: both clamps, results that are
+// subnormal or overflow, ties of the rounding, zeros, infinities and NaN; n not a multiple of 8.
+std::vector<float> exp_arguments() {
+    std::vector<float> v{0.0f,
+                         -0.0f,
+                         88.7f,
+                         89.0f,
+                         90.0f,
+                         -87.0f,
+                         -100.0f,
+                         -103.9f,
+                         -104.0f,
+                         -120.0f,
+                         0.34657359f,
+                         1.0397208f,
+                         std::numeric_limits<float>::infinity(),
+                         -std::numeric_limits<float>::infinity(),
+                         std::numeric_limits<float>::quiet_NaN()};
+    std::mt19937_64 rng(13);
+    std::uniform_real_distribution<float> wide(-110.0f, 95.0f), narrow(-4.0f, 4.0f);
+    for (int i = 0; i < 300; ++i) v.push_back(i % 2 ? wide(rng) : narrow(rng));
+    return v;
+}
+
+// Bitwise equal, or both NaN (whose payload the instructions do not define alike).
+bool same_bits(float a, float b) {
+    return std::isnan(a) ? std::isnan(b) : std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+}
+
+TEST(float_paths, swiglu_and_gelu_match_the_documented_exponential) {
+    NEXTTOK_REQUIRE_KERNEL_PATH();
+    const std::vector<float> g = exp_arguments();
+    std::vector<float> u(g.size());
+    for (std::size_t i = 0; i < u.size(); ++i) u[i] = 0.5f + static_cast<float>(i % 7);
+    const auto n = static_cast<std::int64_t>(g.size());
+    std::vector<float> silu(g.size()), gelu(g.size());
+    swiglu(g.data(), u.data(), n, silu.data());
+    gelu_tanh(g.data(), n, gelu.data());
+    for (std::size_t i = 0; i < g.size(); ++i) {
+        const float want_silu = (g[i] / (1.0f + exp_reference(0.0f - g[i]))) * u[i];
+        const float y = 0.7978845608028654f * std::fma(0.044715f * g[i], g[i] * g[i], g[i]);
+        const float t = 1.0f - 2.0f / (exp_reference(2.0f * y) + 1.0f);
+        const float want_gelu = (0.5f * g[i]) * (1.0f + t);
+        EXPECT_TRUE(same_bits(silu[i], want_silu)) << test::kernel_path() << " path: swiglu(" << g[i] << ", " << u[i]
+                                                   << ") = " << silu[i] << ", reference " << want_silu;
+        EXPECT_TRUE(same_bits(gelu[i], want_gelu))
+            << test::kernel_path() << " path: gelu(" << g[i] << ") = " << gelu[i] << ", reference " << want_gelu;
+    }
+}
+
+}  // namespace
+}  // namespace nexttok
