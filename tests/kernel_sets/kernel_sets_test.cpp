@@ -1,6 +1,6 @@
 // The kernel sets one program carries (kernels/kernel_isa.hpp), run one after the other on real
 // model files: this program is built without -march flags, as a user's program would be, so it
-// holds the portable kernels of its flags and, with GCC on x86-64, the AVX2 and AVX-512 sets. On
+// holds the portable kernels of its flags and, with GCC or Clang on x86-64, the AVX2 and AVX-512 sets. On
 // every set the CPU runs, the logits meet llama.cpp's within data/README.md's tolerance (the oracle
 // of tests/model/reference_logits_test.cpp), and every set gives bitwise the logits of the portable
 // set (the kernels add in one order, which the portable code computes lane by lane as AVX2 does in
@@ -15,6 +15,10 @@
 #include <test_data.hpp>
 
 #include <gtest/gtest.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include <cctype>
 #include <cstdlib>
@@ -37,9 +41,11 @@ TEST(kernel_sets, a_plain_build_carries_every_set_the_cpu_runs) {
     const std::vector<kernel_isa> sets = available_kernel_isas();
     ASSERT_FALSE(sets.empty());
     EXPECT_EQ(sets.front(), kernel_isa::portable);  // this program's flags
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#if defined(__GNUC__) && defined(__x86_64__)
     __builtin_cpu_init();
-    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    unsigned int eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
     if (avx2) {
         ASSERT_GE(sets.size(), 2u);
         EXPECT_EQ(sets[1], kernel_isa::avx2);

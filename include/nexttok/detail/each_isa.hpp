@@ -2,8 +2,9 @@
 // translation unit carries, with NEXTTOK_KERNEL_PASS naming the set's namespace (isa_portable,
 // isa_avx2 or isa_avx512) and the NEXTTOK_KERNELS_* macros of that set (detail/isa_macros.hpp):
 // - first the set of the translation unit's own flags (NEXTTOK_ISA_BASE_SET);
-// - then, with NEXTTOK_KERNELS_DISPATCH (detail/isa.hpp), each higher set under #pragma GCC target:
-//   the one place that names the targets, whose features detail/isa.hpp's cpu_level() checks.
+// - then, with NEXTTOK_KERNELS_DISPATCH (detail/isa.hpp), each higher set under #pragma GCC target
+//   (GCC) or #pragma clang attribute with the target attribute (Clang): the one place that names
+//   the targets, whose features detail/isa.hpp's cpu_level() checks.
 // Ends with the NEXTTOK_KERNELS_* macros of the translation unit's flags again. The kernels
 // (kernels/detail/passes.hpp) and the benchmarks' limit loops are compiled this way; NEXTTOK_ISA_CALL
 // (detail/isa.hpp) calls the set in use. Internal; no include guard (included once per body).
@@ -16,27 +17,45 @@
 #undef NEXTTOK_KERNEL_PASS
 
 #if defined(NEXTTOK_KERNELS_DISPATCH) && NEXTTOK_KERNELS_BASE_LEVEL < 1
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,f16c")
+#endif
 #define NEXTTOK_PASS_LEVEL 1
 #define NEXTTOK_KERNEL_PASS isa_avx2
 #include <nexttok/detail/isa_macros.hpp>
 #include NEXTTOK_EACH_ISA_BODY
 #undef NEXTTOK_KERNEL_PASS
 #undef NEXTTOK_PASS_LEVEL
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 #endif
 
 #if defined(NEXTTOK_KERNELS_DISPATCH) && NEXTTOK_KERNELS_BASE_LEVEL < 2
+#if defined(__clang__)
+#pragma clang attribute push(                                                                               \
+    __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,gfni,avx2,fma,f16c"))), \
+    apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,gfni,avx2,fma,f16c")
+#endif
 #define NEXTTOK_PASS_LEVEL 2
 #define NEXTTOK_KERNEL_PASS isa_avx512
 #include <nexttok/detail/isa_macros.hpp>
 #include NEXTTOK_EACH_ISA_BODY
 #undef NEXTTOK_KERNEL_PASS
 #undef NEXTTOK_PASS_LEVEL
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 #endif
 
 // Back to the macros of the translation unit's flags.

@@ -23,17 +23,17 @@
 // outputs; tests/kernel_paths compiles each one and checks it against a scalar reference of that
 // order. The float family's three paths add in one order of 16 lanes, with one fused multiply-add
 // per lane and step, and so give bitwise the same outputs too (tests/kernel_paths, and
-// tests/kernel_sets on the logits of real files). A program built with GCC on x86-64 carries every path and picks one at run
-// time (kernels/kernel_isa.hpp, kernels/detail/passes.hpp).
+// tests/kernel_sets on the logits of real files). A program built with GCC or Clang on x86-64
+// carries every path and picks one at run time (kernels/kernel_isa.hpp, kernels/detail/passes.hpp).
 #pragma once
 
 #include <nexttok/detail/isa_macros.hpp>
 
 // The level of the kernels the translation unit's own flags give (2: the AVX-512 int8 set, 1: AVX2
 // + FMA + F16C, 0: portable), and whether kernels/detail/passes.hpp also compiles the higher levels
-// under #pragma GCC target and chooses between them at run time (GCC on x86-64, unless the program
-// defines NEXTTOK_NO_DISPATCH; Clang's pragma does not define the feature macros the kernels are
-// written against, so a Clang build runs the kernels of its flags).
+// under a target pragma and chooses between them at run time (GCC or Clang on x86-64, unless the
+// program defines NEXTTOK_NO_DISPATCH; neither pragma defines the feature macros, so
+// detail/isa_macros.hpp defines the kernels' own for each set).
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
 #define NEXTTOK_KERNELS_BASE_LEVEL 2
 #elif defined(NEXTTOK_KERNELS_INT8_AVX2)
@@ -41,7 +41,7 @@
 #else
 #define NEXTTOK_KERNELS_BASE_LEVEL 0
 #endif
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(NEXTTOK_NO_DISPATCH)
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(NEXTTOK_NO_DISPATCH)
 #define NEXTTOK_KERNELS_DISPATCH 1
 #endif
 
@@ -77,6 +77,9 @@
 #if defined(__AVX512F__) || defined(__AVX2__) || defined(__F16C__) || defined(NEXTTOK_KERNELS_DISPATCH)
 #include <immintrin.h>
 #endif
+#if defined(NEXTTOK_KERNELS_DISPATCH)
+#include <cpuid.h>
+#endif
 
 // Around code that uses AVX-512 intrinsics: GCC 12's start from _mm512_undefined_*(), which
 // -Wuninitialized and -Wmaybe-uninitialized report wherever they are inlined (GCC bug 105593, fixed
@@ -101,16 +104,20 @@ inline constexpr int top_level = base_level;
 #endif
 
 // The highest level this CPU (and its operating system) runs: the features of each level's
-// #pragma GCC target in kernels/detail/passes.hpp.
+// target pragma in detail/each_isa.hpp.
 inline int cpu_level() noexcept {
 #if defined(NEXTTOK_KERNELS_DISPATCH)
     __builtin_cpu_init();
+    // F16C from CPUID leaf 1 (Clang 14's __builtin_cpu_supports does not know the name); the AVX
+    // state it needs is what __builtin_cpu_supports("avx2") checks.
+    unsigned int eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni") &&
         __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni") && __builtin_cpu_supports("avx2") &&
-        __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
+        __builtin_cpu_supports("fma") && f16c)
         return 2;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) return 1;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c) return 1;
     return 0;
 #else
     return base_level;  // the flags already require it

@@ -1,5 +1,5 @@
 // Which instruction set the heavy kernels (matmul, matmul_group, causal_attention) run. A program
-// compiled without -march flags still carries the AVX2 and AVX-512 kernels (GCC on x86-64:
+// compiled without -march flags still carries the AVX2 and AVX-512 kernels (GCC or Clang on x86-64:
 // kernels/detail/passes.hpp) and runs the best the CPU has, chosen once, at the first call;
 // NEXTTOK_ISA=avx512|avx2|portable in the environment asks for a lower set (a higher one than the
 // CPU or the build has gives the highest there is, a lower one than the program's flags give runs

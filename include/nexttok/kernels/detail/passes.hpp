@@ -3,8 +3,8 @@
 // set into its own namespace, nexttok::isa_portable, nexttok::isa_avx2 or nexttok::isa_avx512:
 // - first the set of the translation unit's own flags (the base set), which nexttok:: names
 //   (nexttok::dot is the base set's dot);
-// - then, with GCC on x86-64 (NEXTTOK_KERNELS_DISPATCH, detail/isa.hpp), each higher set under
-//   #pragma GCC target, with the NEXTTOK_KERNELS_* macros of that set (detail/each_isa.hpp).
+// - then, with GCC or Clang on x86-64 (NEXTTOK_KERNELS_DISPATCH, detail/isa.hpp), each higher set
+//   under a target pragma, with the NEXTTOK_KERNELS_* macros of that set (detail/each_isa.hpp).
 // What the sets share (tensor/, the workspaces of kernels/buffers.hpp, the thread pool) is included
 // before any set, so that no shared function is compiled for a higher instruction set.
 //

@@ -297,7 +297,8 @@ inline vec round_nearest(vec x) noexcept {
 }
 inline vec times_pow2(vec p, vec n) noexcept {
     return each_lane([&](int k) {
-        const auto ni = static_cast<std::int32_t>(n.lane[k]);  // an integer in [-150, 128]
+        // An integer in [-150, 128], or NaN, which the instruction turns into INT32_MIN.
+        const std::int32_t ni = std::isnan(n.lane[k]) ? INT32_MIN : static_cast<std::int32_t>(n.lane[k]);
         const std::int32_t n1 = ni >> 1, n2 = ni - n1;
         const float s1 = std::bit_cast<float>(static_cast<std::uint32_t>(n1 + 127) << 23);
         const float s2 = std::bit_cast<float>(static_cast<std::uint32_t>(n2 + 127) << 23);
