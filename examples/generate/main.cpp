@@ -225,7 +225,8 @@ void print_setup(const options& o, const loaded& l, const nexttok::decoder<Scala
 // llama.cpp's timing lines: load, prompt eval (the prefill), eval (each later forward call), total.
 void print_llama_timings(const loaded& l, const nexttok::generation_result& r) {
     const nexttok::generation_timings& t = r.timings;
-    const char* name = l.model->file_name().c_str();
+    const std::string file = l.model->file_name();  // kept: c_str() of the returned temporary would dangle
+    const char* name = file.c_str();
     const auto per = [](double seconds, std::int64_t n) {
         return n > 0 ? 1e3 * seconds / static_cast<double>(n) : 0.0;
     };
