@@ -61,7 +61,7 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
             s::vec wv[NR];
             NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) wv[r] = s::load(w[r] + i + a * s::width);
             NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
-                const s::vec xv = s::load(x[t] + i + a * s::width);
+                const s::vec xv = s::in_register(s::load(x[t] + i + a * s::width));
                 NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) v[r][t][a] = s::fmadd(wv[r], xv, v[r][t][a]);
             }
         }
@@ -81,17 +81,21 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
 // so the results are bitwise those of dot_block_range. The accumulators of an output are
 // independent, so they are taken one at a time over all the steps, each pass reading contiguous
 // memory: a tile holds NR x NT registers instead of NR x NT x accumulators, and with AVX2's two
-// a tile serves twice the tokens (matmul.hpp, packed_tile_tokens).
+// a tile serves twice the tokens (matmul.hpp, packed_tile_tokens). With `from_zero`, the
+// accumulators start at zero instead of being loaded from acc (the first range of columns: the
+// same sums, without clearing acc first).
 template <int NR, int NT>
-inline void packed_block_range(const float* wp, const float* xp, std::int64_t steps, float* acc,
-                               std::int64_t ld) noexcept {
+inline void packed_block_range(const float* wp, const float* xp, std::int64_t steps, float* acc, std::int64_t ld,
+                               bool from_zero = false) noexcept {
     namespace s = kernel_detail::simd;
     constexpr int A = s::accumulators;
     if (steps <= 0) return;
     NEXTTOK_UNROLL for (int a = 0; a < A; ++a) {
         s::vec v[NR][NT];
         NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
-            NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) v[r][t] = s::load(acc + r * ld + t * acc_slot + a * s::width);
+            NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
+                v[r][t] = from_zero ? s::zero() : s::load(acc + r * ld + t * acc_slot + a * s::width);
+            }
         }
         const float* wa = wp + a * steps * NR * s::width;
         const float* xa = xp + a * steps * NT * s::width;

@@ -212,7 +212,9 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
     const std::size_t per_call = (next_bytes / static_cast<std::size_t>(n_calls) + 64) / 64 * 64;
     for (std::int64_t t0 = 0; t0 < n; t0 += group) {
         const std::int64_t t1 = std::min(n, t0 + group);
-        std::fill(acc, acc + (r1 - r0) * ld, 0.0f);
+        // (The dense kernels start the first range from zero: a 1.1B-shaped f16 prefill spent 4% of
+        // its time clearing acc.)
+        if (int8 || k_end == 0) std::fill(acc, acc + (r1 - r0) * ld, 0.0f);
         for (std::int64_t k0 = 0; k0 < k_end; k0 += k_step) {
             const std::int64_t k1 = std::min(k_end, k0 + k_step);
             for_each_tile<TR, TT>(r0, r1, t0, t1, [&]<int NR, int NT>(std::int64_t r, std::int64_t t) {
@@ -225,7 +227,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
                     qdot_block_range<NR, NT>(ws, xs, k0, k1, a, ld);
                 } else {
                     packed_block_range<NR, NT>(panel + packed_tile_offset(k0, k1, r1 - r0, r - r0),
-                                               packed + packed_tile_offset(k0, k1, n, t), k1 - k0, a, ld);
+                                               packed + packed_tile_offset(k0, k1, n, t), k1 - k0, a, ld, k0 == 0);
                 }
             });
         }
