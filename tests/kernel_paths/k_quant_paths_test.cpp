@@ -1,9 +1,11 @@
-// q2_k, q3_k and iq4_xs weights (integer kernels against the per-256 activations, k_quant_qdot.hpp)
-// on this program's kernel path, bitwise against a scalar reference of the documented order written
-// here from the definitions: the activations quantized per 256 elements (d = amax / 127, q =
-// nearest-even(x * 127 / amax)), each block's 16 lane sums from ggml's layouts element by element,
-// then per block, in ascending order, acc[k] = fma(float(L_k), d * dx, acc[k]) (q2_k: and then
-// acc[k] = fma(float(M_k), -(dmin * dx), acc[k]) for k < 8), the lanes reduced by the fixed tree.
+// q2_k, q3_k, iq4_xs and q4_k weights (integer kernels against the per-256 activations,
+// k_quant_qdot.hpp, quant_act.hpp) on this program's kernel path, bitwise against a scalar
+// reference of the documented order written here from the definitions: the activations quantized
+// per 256 elements (d = amax / 127, q = nearest-even(x * 127 / amax)), each block's 16 lane sums
+// from ggml's layouts element by element, then per block, in ascending order, acc[k] =
+// fma(float(L_k), d * dx, acc[k]) (q2_k: and then acc[k] = fma(float(M_k), -(dmin * dx), acc[k])
+// for k < 8; q4_k: its minimum terms in 4 lanes of their own, subtracted from lanes 0-3 after every
+// block whose index is 7 mod 8 and after the last), the lanes reduced by the fixed tree.
 // Every path must give these bits, with 1 and 2 threads and any split of the tokens into calls
 // (prefill = decode).
 #include "kernel_path.hpp"
@@ -17,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace nexttok {
@@ -80,6 +83,20 @@ levels_and_scales decode(const block_q3_k& b) {
     return r;
 }
 
+levels_and_scales decode(const block_q4_k& b) {
+    levels_and_scales r{};
+    for (int e = 0; e < 256; ++e) {
+        const int j = e / 64, l = e % 32, sub = e / 32;  // ggml: qs[32 j + l], low nibble for even sub-blocks
+        r.q[e] = e % 64 < 32 ? (b.qs[32 * j + l] & 15) : (b.qs[32 * j + l] >> 4);
+        // get_scale_min_k4
+        const int sc = sub < 4 ? (b.scales[sub] & 63) : ((b.scales[sub + 4] & 15) | ((b.scales[sub - 4] >> 6) << 4));
+        const int m = sub < 4 ? (b.scales[sub + 4] & 63) : ((b.scales[sub + 4] >> 4) | ((b.scales[sub] >> 6) << 4));
+        r.scale[e] = sc;
+        r.min[e] = m;
+    }
+    return r;
+}
+
 levels_and_scales decode(const block_iq4_xs& b) {
     levels_and_scales r{};
     const int scales_h = b.scales_h[0] | (b.scales_h[1] << 8);
@@ -97,7 +114,7 @@ levels_and_scales decode(const block_iq4_xs& b) {
 template <class Block>
 float reference_dot(const Block* row, std::int64_t n_blocks, const q8_k_reference& x) {
     constexpr int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
-    float acc[16] = {};
+    float acc[16] = {}, q4_k_mins[4] = {};
     for (std::int64_t b = 0; b < n_blocks; ++b) {
         const levels_and_scales w = decode(row[b]);
         const int* xq = x.q.data() + 256 * b;
@@ -125,6 +142,17 @@ float reference_dot(const Block* row, std::int64_t n_blocks, const q8_k_referenc
                 acc[k] = std::fma(static_cast<float>(m), min_scale, acc[k]);
             }
         }
+        if constexpr (std::is_same_v<Block, block_q4_k>) {
+            int bsum32[8] = {};
+            for (int e = 0; e < 256; ++e) bsum32[e / 32] += xq[e];
+            const float min_scale = half_to_float(row[b].dmin) * dx;
+            for (int j = 0; j < 4; ++j) {
+                const std::int32_t m = w.min[64 * j] * bsum32[2 * j] + w.min[64 * j + 32] * bsum32[2 * j + 1];
+                q4_k_mins[j] = std::fma(static_cast<float>(m), min_scale, q4_k_mins[j]);
+            }
+            if (b % 8 == 7 || b + 1 == n_blocks)
+                for (int j = 0; j < 4; ++j) acc[j] -= std::exchange(q4_k_mins[j], 0.0f);
+        }
     }
     return test::reduce16_tree(acc);
 }
@@ -146,7 +174,7 @@ test::block_matrix<Block> random_matrix(std::int64_t rows, std::int64_t cols, st
         for (auto& v : raw) v = static_cast<std::uint8_t>(rng());
         std::memcpy(&b, raw, sizeof(Block));
         b.d = half();
-        if constexpr (std::is_same_v<Block, block_q2_k>) b.dmin = half();
+        if constexpr (std::is_same_v<Block, block_q2_k> || std::is_same_v<Block, block_q4_k>) b.dmin = half();
     }
     return m;
 }
@@ -189,7 +217,14 @@ TEST(k_quant_paths, iq4_xs_matches_the_documented_order) {
     expect_paths_agree<block_iq4_xs>(6, 2560, 9, 32);
 }
 
-// The per-256 activation values the kernels read (q8_act_row::q8k_qs, q8k_scales, q8k_sums16) are the formula's
+TEST(k_quant_paths, q4_k_matches_the_documented_order) {
+    NEXTTOK_REQUIRE_KERNEL_PATH();
+    expect_paths_agree<block_q4_k>(21, 768, 13, 51);
+    expect_paths_agree<block_q4_k>(6, 2560, 9, 52);      // 10 blocks: a chunk of 8 and one of 2
+    expect_paths_agree<block_q4_k>(5, 256 * 17, 3, 53);  // 17 blocks: two whole chunks
+}
+
+// The per-256 activation values the kernels read (q8_act_row::q8k_qs, q8k_scales, q8k_sums16, q8k_block_sums) are the formula's
 // on every path.
 TEST(k_quant_paths, per_256_activations_are_their_formula) {
     NEXTTOK_REQUIRE_KERNEL_PATH();
@@ -212,6 +247,11 @@ TEST(k_quant_paths, per_256_activations_are_their_formula) {
                 int sum = 0;
                 for (int e = 16 * i; e < 16 * i + 16; ++e) sum += ref.q[static_cast<std::size_t>(256 * b + e)];
                 ASSERT_EQ(row.q8k_sums16[16 * b + i], sum) << "token " << t << " block " << b << " sum " << i;
+            }
+            for (int j = 0; j < 8; ++j) {
+                int sum = 0;
+                for (int e = 32 * j; e < 32 * j + 32; ++e) sum += ref.q[static_cast<std::size_t>(256 * b + e)];
+                ASSERT_EQ(row.q8k_block_sums[8 * b + j], sum) << "token " << t << " block " << b << " sum32 " << j;
             }
         }
     }

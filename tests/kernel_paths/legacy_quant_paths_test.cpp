@@ -1,8 +1,9 @@
-// q4_1, q5_0, q5_1 and iq4_nl weights through matmul on this program's kernel path, bitwise
-// against the documented float order (kernels/detail/legacy_qdot.hpp) computed here in scalar code
-// from ggml's block layouts and the activation quantization's formula: per block b, half h (quant
-// bytes 4h..4h+3 and 8+4h..8+4h+3, low and high nibbles) into lane 2 (b % 8) + h by
-// fma(float(sum v xq), d * dx), then for q4_1 / q5_1 fma(m, dsum) into lane 2 (b % 8); the 16
+// q4_0, q4_1, q5_0, q5_1, iq4_nl and q8_0 weights through matmul on this program's kernel path,
+// bitwise against the documented float order (kernels/detail/legacy_qdot.hpp, kernels/quant_act.hpp)
+// computed here in scalar code from ggml's block layouts and the activation quantization's formula:
+// per block b, half h (quant bytes 4h..4h+3 and 8+4h..8+4h+3, low and high nibbles) into lane
+// 2 (b % 8) + h by fma(float(sum v xq), d * dx), then for q4_1 / q5_1 fma(m, dsum) into lane
+// 2 (b % 8); q8_0's quarter q (elements 4q..4q+3 and 16+4q..16+4q+3) into lane 4 (b % 4) + q; the 16
 // lanes reduced by the fixed tree. 1 and 2 threads, all tokens in one call (prefill) and calls of
 // 1-3 tokens (decode), rows of 1, 3, 33 and 67 blocks (partial groups, two prefill column ranges).
 #include "kernel_path.hpp"
@@ -32,8 +33,10 @@ constexpr bool has_qh = std::is_same_v<Block, block_q5_0> || std::is_same_v<Bloc
 // bit e of qh (little-endian), q5_0's offset 16, iq4_nl's table (ggml's kvalues_iq4nl).
 template <class Block>
 int level(const Block& w, int e) {
+    if constexpr (std::is_same_v<Block, block_q8_0>) return w.qs[e];
     int q = e < 16 ? (w.qs[e] & 15) : (w.qs[e - 16] >> 4);
     if constexpr (has_qh<Block>) q |= ((w.qh[e / 8] >> (e % 8)) & 1) << 4;
+    if constexpr (std::is_same_v<Block, block_q4_0>) q -= 8;
     if constexpr (std::is_same_v<Block, block_q5_0>) q -= 16;
     if constexpr (std::is_same_v<Block, block_iq4_nl>) {
         constexpr int table[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
@@ -51,7 +54,7 @@ void fill(std::vector<Block>& blocks, std::uint64_t seed) {
     std::uniform_real_distribution<float> mag(0.5f, 4.0f);
     for (std::size_t i = 0; i < blocks.size(); ++i) {
         Block& b = blocks[i];
-        for (auto& q : b.qs) q = static_cast<std::uint8_t>(byte(rng));
+        for (auto& q : b.qs) q = static_cast<std::remove_reference_t<decltype(q)>>(byte(rng));
         if constexpr (has_qh<Block>)
             for (auto& q : b.qh) q = static_cast<std::uint8_t>(byte(rng));
         const float d = i % 11 == 5 ? 0.0f : (byte(rng) % 2 ? -1.0f : 1.0f) * 1e-3f * mag(rng);
@@ -66,6 +69,15 @@ float reference(const Block* row, std::int64_t n_blocks, const test::q8_referenc
     for (std::int64_t b = 0; b < n_blocks; ++b) {
         const Block& w = row[b];
         const float scale = test::half_to_float(bits_of(w.d)) * x.d[b];
+        if constexpr (std::is_same_v<Block, block_q8_0>) {
+            for (int q = 0; q < 4; ++q) {
+                std::int32_t s = 0;
+                for (int e = 4 * q; e < 4 * q + 4; ++e)
+                    s += level(w, e) * x.q[32 * b + e] + level(w, e + 16) * x.q[32 * b + e + 16];
+                lanes[4 * (b % 4) + q] = std::fma(static_cast<float>(s), scale, lanes[4 * (b % 4) + q]);
+            }
+            continue;
+        }
         float* l = lanes + 2 * (b % 8);
         for (int h = 0; h < 2; ++h) {
             std::int32_t s = 0;
@@ -92,7 +104,7 @@ void check(std::int64_t rows, std::int64_t cols, std::int64_t n) {
 
 template <class Block>
 class legacy_quant_paths : public ::testing::Test {};
-using legacy_blocks = ::testing::Types<block_q4_1, block_q5_0, block_q5_1, block_iq4_nl>;
+using legacy_blocks = ::testing::Types<block_q4_0, block_q4_1, block_q5_0, block_q5_1, block_iq4_nl, block_q8_0>;
 TYPED_TEST_SUITE(legacy_quant_paths, legacy_blocks);
 
 // 37 rows: register tiles of 4 or 2 rows and single rows. 13 tokens: a prefill group of 12 and one.

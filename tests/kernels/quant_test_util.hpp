@@ -36,8 +36,8 @@ inline packed_half half_bits(std::uint16_t bits) {
 inline std::uint16_t bits_of(packed_half h) { return static_cast<std::uint16_t>(h.bytes[0] | (h.bytes[1] << 8)); }
 
 // The 8-bit activation that the integer kernels multiply element i of a W row with, as d * q
-// (quant_act.hpp): q4_k weights meet the per-256 quantization where the AVX-512 kernels run (q8k_qs,
-// in the q4_k grouping of blocks 0, 2, 1, 3, 4, 6, 5, 7, and q8k_scales), all others the per-32 one.
+// (quant_act.hpp): q4_k weights meet the per-256 quantization (q8k_qs, in the q4_k grouping of
+// blocks 0, 2, 1, 3, 4, 6, 5, 7, and q8k_scales), all others the per-32 one.
 struct q8_value {
     double d;
     int q;
@@ -45,10 +45,8 @@ struct q8_value {
 template <class W>
 q8_value activation_q8(const q8_act_row& x, std::int64_t i) {
     if constexpr (std::is_same_v<W, block_q4_k>) {
-        if (q8_act_grouped) {
-            constexpr int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
-            return {x.q8k_scales[i / 256], x.q8k_qs[256 * (i / 256) + 32 * order[i % 256 / 32] + i % 32]};
-        }
+        constexpr int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
+        return {x.q8k_scales[i / 256], x.q8k_qs[256 * (i / 256) + 32 * order[i % 256 / 32] + i % 32]};
     }
     return {x.lane_scales[i / 4], x.qs[i]};
 }

@@ -11,7 +11,7 @@
 //     NEXTTOK_KERNELS_INT8_AVX512  AVX-512 F, BW, DQ, VL, VNNI and VBMI: 64-byte steps
 //                                  (detail/quant_act_avx512.hpp, k_quant_qdot_zmm.hpp,
 //                                  legacy_qdot_avx512.hpp)
-//     NEXTTOK_KERNELS_INT8_AVX2    AVX2 + FMA + F16C without the above: one block per 256-bit step
+//     NEXTTOK_KERNELS_INT8_AVX2    AVX2 + FMA + F16C without the above: 256-bit steps
 //                                  (detail/quant_act_avx2.hpp, k_quant_qdot_avx2.hpp, legacy_qdot_avx2.hpp)
 //     neither                      portable C++ (detail/quant_act_portable.hpp, legacy_qdot_portable.hpp)
 // and refinements inside a path: NEXTTOK_KERNELS_F16C (one-instruction half conversion of a

@@ -25,7 +25,7 @@ struct q8_act_row {
     std::int32_t* minus8_sums;  // [n / 4]: -8 * (qs[4l] + ... + qs[4l + 3]), q4_0's "- 8" folded into the int dot
     float* lane_scales;         // [n / 4]: the scale d of the block of lane l (block l / 8)
     float* dsum;                // [n / 32]: d * (sum of the block's qs), q4_k's minimum term
-    // Only where the kernels use them (q8_act_grouped: the AVX-512 kernels), the same values
+    // Only where the kernels use them (q8_act_grouped: the AVX-512 and AVX2 kernels), the same values
     // grouped for q8_0 weights, by quads of 4 blocks (128 elements, padded with zeros to whole
     // quads): in quad k, quad_qs[128k + 16i + j] = element 32(4k + i) + j and
     // quad_qs[128k + 64 + 16i + j] = element 32(4k + i) + 16 + j (i < 4, j < 16), the order in
@@ -34,8 +34,8 @@ struct q8_act_row {
     std::int8_t* quad_qs;              // [n]
     std::int32_t* quad_minus128_sums;  // [n / 8]: -128 * (sum of the lane's 8 values)
     float* quad_lane_scales;           // [n / 8]: the scale d of the lane's block (block 4k + l / 4)
-    // and for 256-element weights (n % 256 == 0 only, else unset: q4_k with AVX-512; q2_k, q3_k and
-    // iq4_xs with every instruction set), quantized anew by 256 elements, one scale each
+    // and for 256-element weights (n % 256 == 0 only, else unset: q4_k, q2_k, q3_k and iq4_xs with
+    // every instruction set), quantized anew by 256 elements, one scale each
     // (llama.cpp's q8_K): element i ~= q8k_scales[i / 256] * (its value in q8k_qs), where q8k_qs
     // holds each 256 elements' blocks of 32 in the order 0, 2, 1, 3, 4, 6, 5, 7, the order of a
     // q4_k block's low and high nibbles. q8k_block_sums[j]: the sum of block j's values (element

@@ -255,7 +255,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
             const float* a = acc + (r - r0) * ld + (t - t0) * simd::acc_slot;
             float out[NR * NT];
             if constexpr (int8)
-                qdot_block_finish<NR, NT, W>(a, ld, out);
+                qdot_block_finish<NR, NT>(a, ld, out);
             else
                 dot_block_finish<NR, NT>(ws, xs, cols, a, ld, out);
             for (int i = 0; i < NR; ++i)

@@ -6,22 +6,39 @@
 //
 // The kernels of each instruction set have their own file (detail/isa.hpp names them): with
 // AVX-512 (detail/quant_act_avx512.hpp) a step covers four q8_0 blocks, eight q4_0 blocks or a
-// q4_k block, against activations grouped to match and, for q4_k, quantized once more by 256
-// elements (llama.cpp's q8_K); with AVX2 (detail/quant_act_avx2.hpp) one block per 256-bit
-// instruction; the portable code (detail/quant_act_portable.hpp) the AVX2 kernels' lanes one by one. This file
+// q4_k block, against activations grouped to match; with AVX2 (detail/quant_act_avx2.hpp) two
+// q8_0 blocks, a q4_k block in two halves, and q4_0 four blocks (detail/legacy_qdot_avx2.hpp);
+// the portable code (detail/quant_act_portable.hpp) goes lane by lane. q4_k reads the
+// activations quantized once more by 256 elements (llama.cpp's q8_K) on every set. This file
 // holds what they share: the activation rows, their quantization block by block, and the entry
 // points qdot_block_range, qdot_block_finish and qdot_block.
 //
 // Accuracy: activations are rounded to 8 bits per 32 (relative error about 1/254 of the block's
-// largest value), or per 256 for q4_k weights with AVX-512, which is llama.cpp's own error for each
-// type; the reference-logit tolerance for quantized files (data/README.md, 3e-2) holds with it.
+// largest value), or per 256 for q4_k weights, which is llama.cpp's own error for each type; the
+// reference-logit tolerance for quantized files (data/README.md, 3e-2) holds with it.
 //
-// Determinism: an output's value depends only on its weight row, its activation row and n. Integer
-// sums are exact; the float accumulation goes step by step (4 or 8 blocks, a q4_k block, or one
-// block without AVX-512) in ascending order into one accumulator of 16 lanes (or 8 lanes plus a scalar
-// for q4_k's minimums; with AVX-512, q4_k's minimums in an accumulator of their own, added in after
-// every 8 blocks), reduced in a fixed tree. So any tile shape (NR rows x NT tokens), thread
-// count or batch gives bitwise the same outputs, and quantization is a pure function of one row:
+// One float order on every instruction set, so that the AVX-512, AVX2 and portable kernels give
+// bitwise the same outputs. The accumulators of output (r, t) are the 16 floats of its slot,
+// acc[0, 16), starting at +0; integer sums are exact in int32; blocks go in ascending order; the
+// output is the 16 lanes reduced by the fixed tree of qdot_result (detail/q8_k_act.hpp).
+//   q8_0: lane 4 (b % 4) + q takes block b's quarter q, s = the sum of w_e xq_e over elements
+//     4q .. 4q + 3 and 16 + 4q .. 16 + 4q + 3: acc = fma(float(s), d * dx, acc), d the block's
+//     scale and dx its activation block's (d * dx rounded once).
+//   q4_0: the order of detail/legacy_qdot.hpp (lane 2 (b % 8) + h, the block's half h) with
+//     levels q - 8.
+//   q4_k: lane k (0..15) takes the products of bytes 64 i + 4 k .. + 3 of the block's q8k_qs for
+//     the four steps i, with nibble i % 2 of qs bytes 64 (i / 2) + 32 (k / 8) + 4 (k % 8) .. + 3
+//     at their sub-block's 6-bit scale sc ({0, 1, 4, 5}[i] for k < 8, {2, 3, 6, 7}[i] above):
+//     L_k = sum sc q xq, acc[k] = fma(float(L_k), d * dx, acc[k]) with dx = q8k_scales[b]. The
+//     minimums go into 4 lanes of their own, M_j = m_2j bsum_2j + m_2j+1 bsum_2j+1 (q8k_block_sums),
+//     macc[j] = fma(float(M_j), dmin * dx, macc[j]); after every block whose index is 7 mod 8 and
+//     at the end of a range, acc[j] = acc[j] - macc[j] for j < 4 and macc restarts at +0.
+// A block past the row's end (a partial group) has zero weights, scales and activations, and
+// fma(0, 0, acc) == acc. A range boundary other than its end is a multiple of 8 blocks.
+//
+// Determinism: an output's value depends only on its weight row, its activation row and n. So any
+// tile shape (NR rows x NT tokens), thread count, batch or instruction set gives bitwise the same
+// outputs, and quantization is a pure function of one row.
 #if !defined(NEXTTOK_KERNEL_PASS)
 #include <nexttok/kernels/detail/passes.hpp>
 #else
@@ -38,8 +55,9 @@
 
 namespace nexttok::NEXTTOK_KERNEL_PASS {
 
-// Whether this set's quantization also writes q8_act_row's grouped arrays (the AVX-512 kernels').
-#if defined(NEXTTOK_KERNELS_INT8_AVX512)
+// Whether this set's quantization also writes q8_act_row's grouped arrays (the AVX-512 and AVX2
+// kernels of q8_0 and q4_0).
+#if defined(NEXTTOK_KERNELS_INT8_AVX512) || defined(NEXTTOK_KERNELS_INT8_AVX2)
 inline constexpr bool q8_act_grouped = true;
 #else
 inline constexpr bool q8_act_grouped = false;
@@ -141,7 +159,7 @@ NEXTTOK_INTRINSICS_END
 
 }  // namespace nexttok::NEXTTOK_KERNEL_PASS
 
-// Each instruction set's kernels (kernel_detail::qdot_range for q8_0, q4_0 and q4_k, qdot_result) and its
+// Each instruction set's kernels (kernel_detail::qdot_range for q8_0, q4_0 and q4_k) and its
 // kernel_detail::quantize_act_row; only the file of this build's instruction set has content.
 #include <nexttok/kernels/detail/quant_act_avx2.hpp>
 #include <nexttok/kernels/detail/quant_act_avx512.hpp>
@@ -149,7 +167,7 @@ NEXTTOK_INTRINSICS_END
 // The kernels of q2_k, q3_k and iq4_xs (their own files; declared before qdot_block_range below,
 // whose qualified call kernel_detail::qdot_range sees the overloads declared up to here).
 #include <nexttok/kernels/detail/k_quant_qdot.hpp>
-// And of q4_1, q5_0, q5_1 and iq4_nl, with their own accumulator layout (qdot_block_finish).
+// And of q4_1, q5_0, q5_1 and iq4_nl (and q4_0 without AVX-512).
 #include <nexttok/kernels/detail/legacy_qdot.hpp>
 
 namespace nexttok::NEXTTOK_KERNEL_PASS {
@@ -176,18 +194,13 @@ inline void qdot_block_range(const Block* const* w, const q8_act_row* const* x, 
     kernel_detail::qdot_range<NR, NT>(w, x, b0, b1, acc, ld, pf);
 }
 
-// out[r * NT + t] = the dot product those accumulators hold (of Block weights).
-template <int NR, int NT, class Block = void>
+// out[r * NT + t] = the dot product those accumulators hold (the 16 lanes of any int8 kernel).
+template <int NR, int NT>
 inline void qdot_block_finish(const float* acc, std::int64_t ld, float* out) noexcept {
     for (int r = 0; r < NR; ++r)
         for (int t = 0; t < NT; ++t) {
             const float* slot = acc + r * ld + t * kernel_detail::simd::acc_slot;
-            if constexpr (is_legacy_int8_block<Block>)
-                out[r * NT + t] = kernel_detail::legacy_qdot_result(slot);
-            else if constexpr (is_k_quant_int8_block<Block>)
-                out[r * NT + t] = kernel_detail::k_quant_qdot_result(slot);
-            else
-                out[r * NT + t] = kernel_detail::qdot_result(slot);
+            out[r * NT + t] = kernel_detail::qdot_result(slot);
         }
 }
 
@@ -199,7 +212,7 @@ inline void qdot_block(const Block* const* w, const q8_act_row* const* x, std::i
                        kernel_detail::simd::prefetch_cursor pf = {}) noexcept {
     alignas(64) float acc[NR * NT * kernel_detail::simd::acc_slot] = {};
     qdot_block_range<NR, NT>(w, x, 0, n / Block::block_size, acc, NT * kernel_detail::simd::acc_slot, pf);
-    qdot_block_finish<NR, NT, Block>(acc, NT * kernel_detail::simd::acc_slot, out);
+    qdot_block_finish<NR, NT>(acc, NT * kernel_detail::simd::acc_slot, out);
 }
 
 }  // namespace nexttok::NEXTTOK_KERNEL_PASS

@@ -18,7 +18,7 @@
 //   acc[k] = fma(float(L_k), d * dx, acc[k])             for k < 16  (d * dx rounded once)
 //   acc[k] = fma(float(M_k), -(dmin * dx), acc[k])       for k < 8   (q2_k only)
 // Every L_k and M_k is below 2^24 in magnitude, so float() is exact. The output is the 16 lanes
-// reduced by the fixed tree lane j + lane j + 8, then + 4, + 2, + 1 (k_quant_qdot_result in
+// reduced by the fixed tree lane j + lane j + 8, then + 4, + 2, + 1 (qdot_result in
 // q8_k_act.hpp; _mm512_reduce_add_ps and simd::reduce16 add in this order, as legacy_qdot.hpp notes). A range
 // may start and end at any block.
 //

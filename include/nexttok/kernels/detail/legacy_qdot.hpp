@@ -1,7 +1,7 @@
-// Integer kernels for q4_1, q5_0, q5_1 and iq4_nl weights (legacy_quant_blocks.hpp) against the
-// activations' per-32 quantization (q8_act_row: ggml pairs q4_1 and q5_1 with q8_1, d and d * sum
-// per block, q5_0 and iq4_nl with q8_0). Internal: quant_act.hpp includes this file, and matmul
-// reaches it through qdot_block_range and qdot_block_finish.
+// Integer kernels for q4_1, q5_0, q5_1 and iq4_nl weights (legacy_quant_blocks.hpp), and q4_0's
+// with AVX2 and portable code, against the activations' per-32 quantization (q8_act_row: ggml pairs
+// q4_1 and q5_1 with q8_1, d and d * sum per block, q4_0, q5_0 and iq4_nl with q8_0). Internal: quant_act.hpp includes this file, and matmul
+// reaches it through qdot_block_range.
 //
 // One float order on every instruction set, so that the AVX-512, AVX2 and portable builds give
 // bitwise the same outputs. The accumulators of output (r, t) are the 16 floats of its slot,
@@ -9,14 +9,14 @@
 // b % 8 == l / 2: the half's elements are those of quant bytes 4h .. 4h + 3 and 8 + 4h .. 8 + 4h + 3
 // (low nibbles: elements e with e % 16 / 4 in {h, h + 2}; high nibbles: the same plus 16), its
 // integer sum s = sum_e v_e xq_e exact in int32, v_e the element's integer level (q4_1, q5_1: q,
-// 0..15 or 0..31; q5_0: q - 16; iq4_nl: the table value) and xq_e its 8-bit activation. Blocks go
+// 0..15 or 0..31; q4_0: q - 8; q5_0: q - 16; iq4_nl: the table value) and xq_e its 8-bit activation. Blocks go
 // in ascending order; block b does, for its two halves,
 //   acc[l] = fma(float(s), d * dx, acc[l])           d: the weight block's scale, dx: the
 //                                                    activation block's (d * dx rounded once)
 // and for q4_1 and q5_1 then, in lane 2 (b % 8) only,
 //   acc[l] = fma(m, dsum, acc[l])                    m: the block's minimum, dsum = dx * sum xq
 // The output is the 16 lanes reduced by the fixed tree lane j + lane j + 8, then + 4, + 2, + 1
-// (legacy_qdot_result; _mm512_reduce_add_ps and simd::reduce16 add in this order). A block that a
+// (qdot_result in q8_k_act.hpp; _mm512_reduce_add_ps and simd::reduce16 add in this order). A block that a
 // kernel reads past the row's end (a partial group) has zero weights, scales and activations:
 // fma(0, 0, acc) == acc, as acc is never -0 (it starts at +0, and a rounded sum is -0 only when
 // both terms are). So a range may end anywhere and starts at a multiple of 8 blocks.
@@ -34,18 +34,15 @@
 
 namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
-// The output held by a slot of 16 lanes: the fixed tree above.
-inline float legacy_qdot_result(const float* slot) noexcept {
-    float h8[8], h4[4];
-    for (int j = 0; j < 8; ++j) h8[j] = slot[j] + slot[j + 8];
-    for (int j = 0; j < 4; ++j) h4[j] = h8[j] + h8[j + 4];
-    return (h4[0] + h4[2]) + (h4[1] + h4[3]);
-}
-
 // The 32-element block types whose integer kernels are in legacy_qdot_*.hpp.
 template <class Block>
 concept legacy_int8_block = std::is_same_v<Block, block_q4_1> || std::is_same_v<Block, block_q5_0> ||
     std::is_same_v<Block, block_q5_1> || std::is_same_v<Block, block_iq4_nl>;
+
+// And q4_0, whose AVX-512 kernel (quant_act_avx512.hpp) has this order too: the AVX2 and
+// portable kernels of these types.
+template <class Block>
+concept legacy_order_block = legacy_int8_block<Block> || std::is_same_v<Block, block_q4_0>;
 
 template <class Block>
 inline constexpr bool legacy_has_min = std::is_same_v<Block, block_q4_1> || std::is_same_v<Block, block_q5_1>;
@@ -57,7 +54,9 @@ inline void legacy_levels(const Block& w, int (&v)[32]) noexcept {
     if constexpr (std::is_same_v<Block, block_q5_0> || std::is_same_v<Block, block_q5_1>) qh = load_qh(w.qh);
     unpack_levels(w.qs, qh, v);
     for (int e = 0; e < 32; ++e) {
-        if constexpr (std::is_same_v<Block, block_q5_0>)
+        if constexpr (std::is_same_v<Block, block_q4_0>)
+            v[e] -= 8;
+        else if constexpr (std::is_same_v<Block, block_q5_0>)
             v[e] -= 16;
         else if constexpr (std::is_same_v<Block, block_iq4_nl>)
             v[e] = iq4_nl_values[v[e]];
@@ -77,8 +76,8 @@ inline void legacy_step(const Block& w, std::int64_t b, const std::int32_t (&s)[
 
 }  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail
 
-// After the helpers above, which quant_act.hpp's qdot_block_finish uses: quant_act.hpp includes
-// this file in its middle, and this file needs q8_act_row from it, whichever comes first.
+// After the helpers above: quant_act.hpp includes this file in its middle, and these files need
+// q8_act_row from it.
 
 #include <nexttok/kernels/detail/legacy_qdot_avx2.hpp>
 #include <nexttok/kernels/detail/legacy_qdot_avx512.hpp>

@@ -18,22 +18,6 @@ namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
 NEXTTOK_INTRINSICS_BEGIN
 
-// The 16 lanes of output (r, t) as two halves (lanes 0-7, 8-15), loaded from and stored to the slots.
-template <int NR, int NT>
-struct legacy_acc8x2 {
-    __m256 v[NR][NT][2];
-    legacy_acc8x2(const float* acc, std::int64_t ld) noexcept {
-        for (int r = 0; r < NR; ++r)
-            for (int t = 0; t < NT; ++t)
-                for (int h = 0; h < 2; ++h) v[r][t][h] = _mm256_load_ps(acc + r * ld + t * simd::acc_slot + 8 * h);
-    }
-    void store(float* acc, std::int64_t ld) const noexcept {
-        for (int r = 0; r < NR; ++r)
-            for (int t = 0; t < NT; ++t)
-                for (int h = 0; h < 2; ++h) _mm256_store_ps(acc + r * ld + t * simd::acc_slot + 8 * h, v[r][t][h]);
-    }
-};
-
 // 32 bits as 32 bytes: byte i is 0x10 where bit i is set (the fifth bit of a 5-bit level).
 inline __m256i legacy_fifth_bits(std::uint32_t bits) noexcept {
     const __m256i spread = _mm256_shuffle_epi8(
@@ -132,12 +116,11 @@ inline __m256 legacy_lane_pairs(float v0, float v1, float v2, float v3) noexcept
 template <int NR, int NT, class Block>
 inline void legacy_avx2_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                               float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
-    legacy_acc8x2<NR, NT> a(acc, ld);
-    for (std::int64_t b = b0; b < b1; b += 4) {
+    acc8x2<NR, NT> a(acc, ld);
+    auto quad = [&]<int H>(std::int64_t b) NEXTTOK_INLINE_LAMBDA {
         pf.advance(NR * 4 * sizeof(Block));
         prefetch_rows_near<NR, NT, near_blocks * sizeof(Block), 0>(w, b);
         const int n = static_cast<int>(std::min<std::int64_t>(4, b1 - b));  // blocks of the step in the row
-        const int h = static_cast<int>(b / 4 % 2);
         legacy_pair p[NR][2];
         __m256 wd[NR], wm[NR];
         for (int r = 0; r < NR; ++r) {
@@ -170,11 +153,17 @@ inline void legacy_avx2_range(const Block* const* w, const q8_act_row* const* x,
             const __m256 dsum = legacy_lane_pairs(dsk[0], dsk[1], dsk[2], dsk[3]);
             for (int r = 0; r < NR; ++r) {
                 const __m256i s = legacy_half_sums(legacy_pair_sums(p[r][0], x01), legacy_pair_sums(p[r][1], x23));
-                __m256& v = a.v[r][t][h];
+                __m256& v = a.v[r][t][H];
                 v = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(wd[r], dx), v);
                 if constexpr (legacy_has_min<Block>) v = _mm256_blend_ps(v, _mm256_fmadd_ps(wm[r], dsum, v), 0x55);
             }
         }
+    };
+    // Ranges start at multiples of 8 blocks: the halves alternate from 0, each step's known at
+    // compile time (a half chosen at run time kept the accumulators in memory).
+    for (std::int64_t b = b0; b < b1; b += 8) {
+        quad.template operator()<0>(b);
+        if (b + 4 < b1) quad.template operator()<1>(b + 4);
     }
     a.store(acc, ld);
 }

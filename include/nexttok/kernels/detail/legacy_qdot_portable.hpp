@@ -1,4 +1,4 @@
-// The portable kernels of q4_1, q5_0, q5_1 and iq4_nl (without AVX2 + FMA): the order of
+// The portable kernels of q4_0, q4_1, q5_0, q5_1 and iq4_nl (without AVX2 + FMA): the order of
 // legacy_qdot.hpp in scalar code, one block at a time. Internal (legacy_qdot.hpp).
 // Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
@@ -28,7 +28,7 @@ inline void legacy_portable_range(const Block* const* w, const q8_act_row* const
         }
 }
 
-template <int NR, int NT, legacy_int8_block Block>
+template <int NR, int NT, legacy_order_block Block>
 inline void qdot_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1, float* acc,
                        std::int64_t ld, simd::prefetch_cursor) noexcept {
     legacy_portable_range<NR, NT>(w, x, b0, b1, acc, ld);

@@ -11,7 +11,7 @@
 // q8k_block_sums[8 b + j] = the sum of element block j's values; q8k_sums16[16 b + i] = the sum of elements
 // 16 i .. 16 i + 15 (element order).
 // Also here, because quant_act.hpp needs it before the kernels: the reduction that finishes the
-// 16 accumulator lanes of the q2_k, q3_k and iq4_xs kernels (k_quant_qdot.hpp).
+// 16 accumulator lanes of every int8 kernel (quant_act.hpp, k_quant_qdot.hpp, legacy_qdot.hpp).
 // Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
 #include <algorithm>
@@ -66,7 +66,7 @@ inline void q8_k_bsum16(const std::int8_t* qs, std::int16_t* bsum16) noexcept {
 
 // The output held by a slot of 16 lanes: lane j + lane j + 8, then + 4, + 2, + 1 (the order of
 // _mm512_reduce_add_ps and simd::reduce16).
-inline float k_quant_qdot_result(const float* slot) noexcept {
+inline float qdot_result(const float* slot) noexcept {
     float h8[8], h4[4];
     for (int j = 0; j < 8; ++j) h8[j] = slot[j] + slot[j + 8];
     for (int j = 0; j < 4; ++j) h4[j] = h8[j] + h8[j + 4];

@@ -425,8 +425,6 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
     a.store(acc, ld);
 }
 
-inline float qdot_result(const float* slot) noexcept { return _mm512_reduce_add_ps(_mm512_load_ps(slot)); }
-
 NEXTTOK_INTRINSICS_END
 
 }  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail
