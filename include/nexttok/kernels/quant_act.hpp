@@ -7,7 +7,7 @@
 // The kernels of each instruction set have their own file (detail/isa.hpp names them): with
 // AVX-512 (detail/quant_act_avx512.hpp) a step covers four q8_0 blocks, eight q4_0 blocks or a
 // q4_k block, against activations grouped to match; with AVX2 (detail/quant_act_avx2.hpp) two
-// q8_0 blocks, a q4_k block in two halves, and q4_0 four blocks (detail/legacy_qdot_avx2.hpp);
+// q8_0 blocks, four q4_0 blocks (against the same groupings) or a q4_k block in two halves;
 // the portable code (detail/quant_act_portable.hpp) goes lane by lane. q4_k reads the
 // activations quantized once more by 256 elements (llama.cpp's q8_K) on every set. This file
 // holds what they share: the activation rows, their quantization block by block, and the entry
@@ -167,7 +167,7 @@ NEXTTOK_INTRINSICS_END
 // The kernels of q2_k, q3_k and iq4_xs (their own files; declared before qdot_block_range below,
 // whose qualified call kernel_detail::qdot_range sees the overloads declared up to here).
 #include <nexttok/kernels/detail/k_quant_qdot.hpp>
-// And of q4_1, q5_0, q5_1 and iq4_nl (and q4_0 without AVX-512).
+// And of q4_1, q5_0, q5_1 and iq4_nl (and q4_0's portable kernel).
 #include <nexttok/kernels/detail/legacy_qdot.hpp>
 
 namespace nexttok::NEXTTOK_KERNEL_PASS {

@@ -1,7 +1,7 @@
 // Integer kernels for q4_1, q5_0, q5_1 and iq4_nl weights (legacy_quant_blocks.hpp), and q4_0's
-// with AVX2 and portable code, against the activations' per-32 quantization (q8_act_row: ggml pairs
-// q4_1 and q5_1 with q8_1, d and d * sum per block, q4_0, q5_0 and iq4_nl with q8_0). Internal: quant_act.hpp includes this file, and matmul
-// reaches it through qdot_block_range.
+// portable one, against the activations' per-32 quantization (q8_act_row: ggml pairs q4_1 and q5_1
+// with q8_1, d and d * sum per block, q4_0, q5_0 and iq4_nl with q8_0). Internal: quant_act.hpp
+// includes this file, and matmul reaches it through qdot_block_range.
 //
 // One float order on every instruction set, so that the AVX-512, AVX2 and portable builds give
 // bitwise the same outputs. The accumulators of output (r, t) are the 16 floats of its slot,
@@ -39,8 +39,8 @@ template <class Block>
 concept legacy_int8_block = std::is_same_v<Block, block_q4_1> || std::is_same_v<Block, block_q5_0> ||
     std::is_same_v<Block, block_q5_1> || std::is_same_v<Block, block_iq4_nl>;
 
-// And q4_0, whose AVX-512 kernel (quant_act_avx512.hpp) has this order too: the AVX2 and
-// portable kernels of these types.
+// And q4_0, whose AVX-512 and AVX2 kernels (quant_act_avx512.hpp, quant_act_avx2.hpp) have this
+// order too: the portable kernels of these types.
 template <class Block>
 concept legacy_order_block = legacy_int8_block<Block> || std::is_same_v<Block, block_q4_0>;
 

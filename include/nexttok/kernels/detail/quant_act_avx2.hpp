@@ -1,8 +1,8 @@
-// The int8 kernels of q8_0 and q4_k with AVX2 (+ FMA, F16C: NEXTTOK_KERNELS_INT8_AVX2 in isa.hpp),
-// in the float order of quant_act.hpp (the AVX-512 kernels'), so that both give bitwise the same
-// outputs; q4_0's is legacy_qdot.hpp's. vpdpbusd where the CPU has it
-// (NEXTTOK_KERNELS_VNNI256), else maddubs and madd. Activation rows are quantized block by block
-// (quant_act.hpp), with the per-256 quantization q4_k reads.
+// The int8 kernels of q8_0, q4_0 and q4_k with AVX2 (+ FMA, F16C: NEXTTOK_KERNELS_INT8_AVX2 in
+// isa.hpp), in the float order of quant_act.hpp (the AVX-512 kernels'), so that both give bitwise
+// the same outputs. vpdpbusd where the CPU has it (NEXTTOK_KERNELS_VNNI256), else maddubs and madd.
+// Activation rows are quantized block by block (quant_act.hpp), with the per-256 quantization q4_k
+// reads and the AVX-512 groupings that the q8_0 and q4_0 kernels read.
 // Internal: quant_act.hpp includes this file in its middle.
 // Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
 
