@@ -76,9 +76,10 @@ NEXTTOK_INTRINSICS_BEGIN
 // Decode (one token: each weight streamed from memory once) also fetches each row's lines a short
 // way ahead into L1, besides the cursor's prefetch of the next tiles into L2, so that the kernels'
 // loads rarely wait on L2: near_steps steps ahead in the AVX-512 kernels (a q4_k block is a step
-// in both), near_blocks blocks in the one-block steps of the AVX2 q8_0 and q4_0 kernels (figures
-// at matmul.hpp's decode_tile_rows; AVX2 build, one large q8_0 matrix, 2 threads: 26.5-27.2 ->
-// 29.4-30.1 GB/s; its q4_0 and q4_k kernels are bound by arithmetic here).
+// in both), near_blocks blocks in the AVX2 q8_0, q4_0 and legacy kernels (figures at matmul.hpp's
+// decode_tile_rows, measured with the earlier one-block AVX2 kernels; AVX2 build, one large q8_0
+// matrix, 2 threads: 26.5-27.2 -> 29.4-30.1 GB/s; its q4_0 and q4_k kernels were bound by
+// arithmetic there).
 inline constexpr int near_steps = 4;
 inline constexpr int near_blocks = 32;
 
@@ -95,9 +96,9 @@ inline void prefetch_near(const void* p) noexcept {
 
 // prefetch_near from block b of each of the NR rows, in decode tiles (NT == 1) only. Bytes == 0:
 // the line that holds w[r] + b + Ahead instead, whether or not an earlier block asked for it (the
-// AVX2 kernels' one-block q8_0 and q4_0 steps, where a branch on whether a line starts in the block
-// measured slower: AVX2 build, one large matrix, 2 threads, q8_0 30.5-31.5 -> 29.4 GB/s, q4_0
-// 22.5-23.5 -> 20.7).
+// AVX2 legacy kernels; with the earlier one-block AVX2 q8_0 and q4_0 steps, a branch on whether a
+// line starts in the block measured slower: AVX2 build, one large matrix, 2 threads, q8_0
+// 30.5-31.5 -> 29.4 GB/s, q4_0 22.5-23.5 -> 20.7).
 template <int NR, int NT, std::size_t Ahead, std::size_t Bytes, class Block>
 inline void prefetch_rows_near(const Block* const* w, std::int64_t b) noexcept {
     if constexpr (NT == 1)
@@ -146,12 +147,16 @@ inline void quantize_act_row_by_blocks(const q8_act_row& row, const X* x, std::i
         }
         row.dsum[b] = d * static_cast<float>(sum);
     }
-    if (n % 256 == 0)  // for q2_k, q3_k and iq4_xs (detail/q8_k_act.hpp)
+    if (n % 256 == 0)  // for q4_k, q2_k, q3_k and iq4_xs (detail/q8_k_act.hpp)
         for (std::int64_t k = 0; k < n / 256; ++k) {
             quantize_q8_k_scalar(x + 256 * k, row.q8k_qs + 256 * k, row.q8k_scales + k, row.q8k_block_sums + 8 * k);
             q8_k_bsum16(row.q8k_qs + 256 * k, row.q8k_sums16 + 16 * k);
         }
 }
+
+// q4_k's lanes (the order in this file's header): the sub-block whose scale step i of a block
+// applies in lanes 0-7 ([0][i]) and in lanes 8-15 ([1][i]).
+inline constexpr int q4_k_step_sub_blocks[2][4] = {{0, 1, 4, 5}, {2, 3, 6, 7}};
 
 NEXTTOK_INTRINSICS_END
 

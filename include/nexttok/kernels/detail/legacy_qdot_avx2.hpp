@@ -117,7 +117,7 @@ template <int NR, int NT, class Block>
 inline void legacy_avx2_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                               float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
     acc8x2<NR, NT> a(acc, ld);
-    auto quad = [&]<int H>(std::int64_t b) NEXTTOK_INLINE_LAMBDA {
+    auto quad = [&]<int H>(std::int64_t b) NEXTTOK_ALWAYS_INLINE {
         pf.advance(NR * 4 * sizeof(Block));
         prefetch_rows_near<NR, NT, near_blocks * sizeof(Block), 0>(w, b);
         const int n = static_cast<int>(std::min<std::int64_t>(4, b1 - b));  // blocks of the step in the row
@@ -159,12 +159,7 @@ inline void legacy_avx2_range(const Block* const* w, const q8_act_row* const* x,
             }
         }
     };
-    // Ranges start at multiples of 8 blocks: the halves alternate from 0, each step's known at
-    // compile time (a half chosen at run time kept the accumulators in memory).
-    for (std::int64_t b = b0; b < b1; b += 8) {
-        quad.template operator()<0>(b);
-        if (b + 4 < b1) quad.template operator()<1>(b + 4);
-    }
+    for_each_half_group<4>(b0, b1, quad);
     a.store(acc, ld);
 }
 

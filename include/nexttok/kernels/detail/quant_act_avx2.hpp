@@ -96,31 +96,46 @@ struct acc8x2 {
     }
 };
 
+// Calls step.template operator()<H>(b) for the groups of K blocks from b0 to b1, H the half of the
+// 16 lanes the group fills: 0 and 1 in turn, since ranges start at multiples of 8 blocks and 2K
+// blocks fill the 16 lanes. The half is a constant, so that the accumulators stay in registers (a
+// half chosen at run time kept them in memory: 1.7x slower).
+template <int K, class Step>
+NEXTTOK_ALWAYS_INLINE inline void for_each_half_group(std::int64_t b0, std::int64_t b1, Step&& step) noexcept {
+    for (std::int64_t b = b0; b < b1; b += 2 * K) {
+        step.template operator()<0>(b);
+        if (b + K < b1) step.template operator()<1>(b + K);
+    }
+}
+
+// The K blocks of a group from p, of which n >= 1 lie in the row: p itself when all K do, else a
+// copy in `tail` with zero blocks past the row, so that no load reads past it.
+template <int K, class Block>
+inline const Block* whole_group(const Block* p, std::int64_t n, Block (&tail)[K]) noexcept {
+    if (n >= K) return p;
+    for (int k = 0; k < K; ++k) tail[k] = k < n ? p[k] : Block{};
+    return tail;
+}
+
 // q8_0 in the lanes of quant_act.hpp's order two blocks at a time: blocks b, b + 1 (b even) fill
 // half b / 2 % 2, block b + k lanes 4k .. 4k + 3, against the quad grouping written by
 // quantize_act_row. The pair's first 16 quant bytes (block b's, then b + 1's) and its last 16 meet
 // the grouping's two halves, so that int32 lane 4k + q is quarter q of block b + k. With VNNI,
 // w + 128 is unsigned and sum (w + 128) x - 128 sum x takes its correction from
-// quad_minus128_sums; without, |w| meets x with w's sign (maddubs: at most 2 x 128 x 127). Ranges
-// start at multiples of 8 blocks, so the halves alternate from 0 and each step names its half at
-// compile time. A last pair of one block is read through a zeroed copy, never past the row.
+// quad_minus128_sums; without, |w| meets x with w's sign (maddubs: at most 2 x 128 x 127). A last
+// pair of one block is read through a zeroed copy, never past the row.
 template <int NR, int NT>
 inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                        float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
     acc8x2<NR, NT> a(acc, ld);
     const __m256i pairs = _mm256_set_epi32(1, 1, 1, 1, 0, 0, 0, 0);
-    auto pair = [&]<int H>(std::int64_t b) NEXTTOK_INLINE_LAMBDA {
+    auto pair = [&]<int H>(std::int64_t b) NEXTTOK_ALWAYS_INLINE {
         pf.advance(NR * 2 * sizeof(block_q8_0));
         prefetch_rows_near<NR, NT, near_blocks * sizeof(block_q8_0), 2 * sizeof(block_q8_0)>(w, b);
         NEXTTOK_UNROLL
         for (int r = 0; r < NR; ++r) {
             block_q8_0 tail[2];
-            const block_q8_0* wb = w[r] + b;
-            if (b + 1 == b1) {
-                tail[0] = wb[0];
-                tail[1] = block_q8_0{};
-                wb = tail;
-            }
+            const block_q8_0* wb = whole_group(w[r] + b, b1 - b, tail);
             const auto half16 = [&](int k, int j) {
                 return _mm_loadu_si128(reinterpret_cast<const __m128i*>(wb[k].qs + 16 * j));
             };
@@ -153,10 +168,7 @@ inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, s
             }
         }
     };
-    for (std::int64_t b = b0; b < b1; b += 4) {
-        pair.template operator()<0>(b);
-        if (b + 2 < b1) pair.template operator()<1>(b + 2);
-    }
+    for_each_half_group<2>(b0, b1, pair);
     a.store(acc, ld);
 }
 
@@ -172,18 +184,13 @@ inline void qdot_range(const block_q4_0* const* w, const q8_act_row* const* x, s
     acc8x2<NR, NT> a(acc, ld);
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i lane_pairs = _mm256_set_epi32(3, 3, 2, 2, 1, 1, 0, 0);
-    auto quad = [&]<int H>(std::int64_t b) NEXTTOK_INLINE_LAMBDA {
+    auto quad = [&]<int H>(std::int64_t b) NEXTTOK_ALWAYS_INLINE {
         pf.advance(NR * 4 * sizeof(block_q4_0));
         prefetch_rows_near<NR, NT, near_blocks * sizeof(block_q4_0), 4 * sizeof(block_q4_0)>(w, b);
-        const std::int64_t n = std::min<std::int64_t>(4, b1 - b);
         NEXTTOK_UNROLL
         for (int r = 0; r < NR; ++r) {  // one row's weights at a time: 5 registers
             block_q4_0 tail[4];
-            const block_q4_0* wb = w[r] + b;
-            if (n < 4) {
-                for (int k = 0; k < 4; ++k) tail[k] = k < n ? wb[k] : block_q4_0{};
-                wb = tail;
-            }
+            const block_q4_0* wb = whole_group(w[r] + b, b1 - b, tail);
             const auto qs = [&](int k) {
                 return _mm_loadu_si128(reinterpret_cast<const __m128i*>(wb[k].qs));
             };
@@ -209,10 +216,7 @@ inline void qdot_range(const block_q4_0* const* w, const q8_act_row* const* x, s
             }
         }
     };
-    for (std::int64_t b = b0; b < b1; b += 8) {
-        quad.template operator()<0>(b);
-        if (b + 4 < b1) quad.template operator()<1>(b + 4);
-    }
+    for_each_half_group<4>(b0, b1, quad);
     a.store(acc, ld);
 }
 
@@ -265,12 +269,12 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
                     }
                 const __m128i sm = q4_k_scale_min_bytes(wb);
                 const __m256i s16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sm));
-                constexpr int sub[2][4] = {{0, 1, 4, 5}, {2, 3, 6, 7}};
                 NEXTTOK_UNROLL
                 for (int h = 0; h < 2; ++h) NEXTTOK_UNROLL
                 for (int i = 0; i < 4; ++i)
                     sc[r][h][i] = _mm256_shuffle_epi8(
-                        s16, _mm256_set1_epi16(static_cast<std::int16_t>(0x0100 + 0x0202 * sub[h][i])));
+                        s16,
+                        _mm256_set1_epi16(static_cast<std::int16_t>(0x0100 + 0x0202 * q4_k_step_sub_blocks[h][i])));
                 m16[r] = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
                 std::int32_t ddmin;
                 std::memcpy(&ddmin, &wb.d, 4);

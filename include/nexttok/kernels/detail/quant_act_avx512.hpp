@@ -298,10 +298,9 @@ struct byte_indexes4 {
     byte_index ix[4];
 };
 inline constexpr byte_indexes4 q4_k_scale_pick = [] {
-    constexpr int pairs[4][2] = {{0, 2}, {1, 3}, {4, 6}, {5, 7}};
     byte_indexes4 p{};
     for (int i = 0; i < 4; ++i)
-        for (int w = 0; w < 32; ++w) p.ix[i].bytes[2 * w] = static_cast<std::uint8_t>(pairs[i][w / 16]);
+        for (int w = 0; w < 32; ++w) p.ix[i].bytes[2 * w] = static_cast<std::uint8_t>(q4_k_step_sub_blocks[w / 16][i]);
     return p;
 }();
 

@@ -45,7 +45,6 @@ inline void qdot_range(const block_q8_0* const* w, const q8_act_row* const* x, s
 template <int NR, int NT>
 inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                        float* acc, std::int64_t ld, simd::prefetch_cursor) noexcept {
-    constexpr int sub[2][4] = {{0, 1, 4, 5}, {2, 3, 6, 7}};
     for (int r = 0; r < NR; ++r)
         for (int t = 0; t < NT; ++t) {
             const q8_act_row& xr = *x[t];
@@ -66,7 +65,7 @@ inline void qdot_range(const block_q4_k* const* w, const q8_act_row* const* x, s
                             for (int c = 0; c < 4; ++c) {
                                 const std::uint8_t byte = wb.qs[64 * (i / 2) + 32 * (k / 8) + 4 * (k % 8) + c];
                                 const int q = i % 2 ? byte >> 4 : byte & 0x0f;
-                                sum += sm[sub[k / 8][i]].scale * q * xq[64 * i + 4 * k + c];
+                                sum += sm[q4_k_step_sub_blocks[k / 8][i]].scale * q * xq[64 * i + 4 * k + c];
                             }
                         slot[k] = std::fma(static_cast<float>(sum), scale, slot[k]);
                     }

@@ -17,15 +17,15 @@
 
 // Fully unrolls the loop that follows (over a tile's rows or tokens), so that its accumulators
 // stay in registers: GCC keeps a long loop body rolled and spills them to the stack otherwise.
-// NEXTTOK_INLINE_LAMBDA, after a lambda's parameters: the lambda is inlined where it is called
-// (a step of a kernel written as a lambda and called twice is otherwise compiled as a function
-// of its own, and the accumulators it updates go through memory).
+// NEXTTOK_ALWAYS_INLINE, before a function or after a lambda's parameters: it is inlined where it
+// is called (a kernel's step written as a lambda, or a loop that calls it, is otherwise compiled as
+// a function of its own, and the accumulators it updates go through memory).
 #if defined(__GNUC__)
 #define NEXTTOK_UNROLL _Pragma("GCC unroll 16")
-#define NEXTTOK_INLINE_LAMBDA __attribute__((always_inline))
+#define NEXTTOK_ALWAYS_INLINE __attribute__((always_inline))
 #else
 #define NEXTTOK_UNROLL
-#define NEXTTOK_INLINE_LAMBDA
+#define NEXTTOK_ALWAYS_INLINE
 #endif
 
 namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail::simd {
