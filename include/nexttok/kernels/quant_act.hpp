@@ -74,7 +74,7 @@ namespace kernel_detail {
 NEXTTOK_INTRINSICS_BEGIN
 
 // Decode (one token: each weight streamed from memory once) also fetches each row's lines a short
-// way ahead into L1, besides the cursor's prefetch of the next tiles into L2, so that the kernels'
+// way ahead into L1, besides the cursor's prefetch of the next tiles, so that the kernels'
 // loads rarely wait on L2: near_steps steps ahead in the AVX-512 kernels (a q4_k block is a step
 // in both), near_blocks blocks in the AVX2 q8_0, q4_0 and legacy kernels (figures at matmul.hpp's
 // decode_tile_rows, measured with the earlier one-block AVX2 kernels; AVX2 build, one large q8_0
