@@ -80,7 +80,7 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
         // The rows of the tiles that follow are next in memory.
         const std::int64_t row_bytes = stride * static_cast<std::int64_t>(sizeof(W));
         const char* next = reinterpret_cast<const char*>(w + (r + prefetch_distance_rows(row_bytes, NR)) * stride);
-        const simd::prefetch_cursor pf{next, next + NR * stride * static_cast<std::int64_t>(sizeof(W))};
+        const simd::prefetch_cursor pf{next, next + NR * row_bytes};
         if constexpr (std::is_same_v<X, q8_act_row>)
             NEXTTOK_KERNEL_PASS::qdot_block<NR, NT>(ws, xs, cols, out, pf);
         else if constexpr (quant_block<W>) {

@@ -63,9 +63,10 @@ inline void prefetch_lines(std::uintptr_t begin, std::uintptr_t end) noexcept {
 // Software prefetch of the weight rows a little past the current register tile (matmul.hpp:
 // prefetch_bytes), a few lines per step of the current tile, into L1 (and so L2), so that the
 // memory system always has the coming rows in flight (the hardware prefetchers alone leave decode
-// at about half of the bandwidth with short quantized rows). Into L1 rather than L2: every 1.1B
-// decode step 2-8% shorter with 1 thread, 0-6% with 2 (README, "How the kernels' parameters were
-// chosen"). Prefetching never faults, so the cursor may run past the end of a matrix.
+// at about half of the bandwidth with short quantized rows). Into L1 rather than L2: 1.1B decode
+// steps 2-8% shorter with 1 thread, up to 6% with 2 (one run of q4_0 1% longer; README, "How the
+// kernels' parameters were chosen"). Prefetching never faults, so the cursor may run past the end
+// of a matrix.
 //
 // advance(bytes) moves the cursor on by exactly `bytes` and prefetches each line that starts in
 // the stretch passed, so a range's lines are requested once each and evenly over the steps that
