@@ -18,7 +18,9 @@ namespace {
 
 TEST(kernel_path, program_compiles_its_path) {
     NEXTTOK_REQUIRE_KERNEL_PATH();
-    const std::string path = test::kernel_path();
+    // The avx512bf16 program is the avx512 one with vdpbf16ps for bfloat16 weights.
+    const bool bf16 = test::kernel_path() == "avx512bf16";
+    const std::string path = bf16 ? "avx512" : test::kernel_path();
     // The float kernels of the program's own set: one accumulator of 16 lanes with AVX-512, two of
     // 8 lanes with AVX2 and the portable code (which computes the AVX2 lanes one by one).
     EXPECT_EQ(kernel_detail::simd::width, path == "avx512" ? 16 : 8);
@@ -26,6 +28,11 @@ TEST(kernel_path, program_compiles_its_path) {
     EXPECT_EQ(std::string(detail::isa::float_kernels), path);
     EXPECT_EQ(std::string(detail::isa::int8_kernels), path);
     EXPECT_EQ(q8_act_grouped, path != "portable");
+#if defined(NEXTTOK_KERNELS_AVX512BF16)
+    EXPECT_TRUE(bf16) << "vdpbf16ps compiled into the " << path << " program";
+#else
+    EXPECT_FALSE(bf16) << "the avx512bf16 program compiled without vdpbf16ps";
+#endif
 }
 
 TEST(kernel_path, activation_quantization_is_its_formula) {

@@ -14,9 +14,14 @@
 #include <Eigen/Core>
 #include <gtest/gtest.h>
 
+#if defined(__AVX512BF16__)
+#include <immintrin.h>
+#endif
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -24,6 +29,26 @@
 
 namespace nexttok {
 namespace {
+
+// x rounded to bfloat16 as vcvtneps2bf16 does, written from its definition: a subnormal becomes a
+// zero of its sign, NaN a quiet NaN, the rest rounds to nearest, ties to the even word (by the
+// float arithmetic of the two neighbours, not by the library's bit trick).
+std::uint16_t rounded_bf16_bits(float x) {
+    const std::uint32_t u = std::bit_cast<std::uint32_t>(x);
+    if (std::isnan(x)) return static_cast<std::uint16_t>((u >> 16) | 0x40u);
+    if (std::fpclassify(x) == FP_SUBNORMAL) return static_cast<std::uint16_t>((u >> 16) & 0x8000u);
+    const auto lo = static_cast<std::uint16_t>(u >> 16);
+    const auto as_float = [](std::uint32_t word) {
+        return std::bit_cast<float>(word << 16);
+    };
+    if (as_float(lo) == x) return lo;
+    // The next word away from zero: infinity past the largest bfloat16, rounded to as if it were 2^128.
+    const auto hi = static_cast<std::uint16_t>(lo + 1);
+    const double hi_value = std::isinf(as_float(hi)) ? std::copysign(0x1p128, x) : as_float(hi);
+    const double below = std::fabs(static_cast<double>(x) - as_float(lo)), above = std::fabs(hi_value - x);
+    if (below != above) return below < above ? lo : hi;
+    return (lo & 1u) ? hi : lo;
+}
 
 // The documented dot product of n elements.
 template <class W>
@@ -33,6 +58,25 @@ float dot_reference(const W* w, const float* x, std::int64_t n) {
     for (std::int64_t i = 0; i < whole; ++i) lanes[i % 16] = std::fma(static_cast<float>(w[i]), x[i], lanes[i % 16]);
     float total = test::reduce16_tree(lanes);
     for (std::int64_t i = whole; i < n; ++i) total = std::fma(static_cast<float>(w[i]), x[i], total);
+    return total;
+}
+
+// bfloat16 weights (dot.hpp, bf16_block_range): the activations rounded to bfloat16, lane j taking
+// columns 32 k + 2 j + 1, then 32 k + 2 j, of each step k of 32 by fused multiply-adds (vdpbf16ps's
+// order), reduced by the same tree, then the columns past the last whole 32 in ascending order.
+float dot_reference(const Eigen::bfloat16* w, const float* x, std::int64_t n) {
+    const auto rounded = [&](std::int64_t i) {
+        return std::bit_cast<float>(static_cast<std::uint32_t>(rounded_bf16_bits(x[i])) << 16);
+    };
+    float lanes[16] = {};
+    const std::int64_t whole = n / 32 * 32;
+    for (std::int64_t k = 0; k < whole; k += 32)
+        for (std::int64_t j = 0; j < 16; ++j) {
+            lanes[j] = std::fma(static_cast<float>(w[k + 2 * j + 1]), rounded(k + 2 * j + 1), lanes[j]);
+            lanes[j] = std::fma(static_cast<float>(w[k + 2 * j]), rounded(k + 2 * j), lanes[j]);
+        }
+    float total = test::reduce16_tree(lanes);
+    for (std::int64_t i = whole; i < n; ++i) total = std::fma(static_cast<float>(w[i]), rounded(i), total);
     return total;
 }
 
@@ -71,6 +115,89 @@ TYPED_TEST(float_paths, matmul_matches_the_documented_order) {
         return dot_reference(weights.data() + r * cols, x.data() + t * cols, cols);
     });
 }
+
+// Floats that exercise the rounding to bfloat16: exact words, ties to even both ways, the largest
+// finite floats (to infinity), subnormals, zeros, infinities, NaN, and random values of any exponent.
+std::vector<float> bf16_rounding_cases() {
+    std::vector<float> v{1.0f,
+                         -1.0f,
+                         0.0f,
+                         -0.0f,
+                         std::bit_cast<float>(0x3f808000u),
+                         std::bit_cast<float>(0x3f818000u),
+                         std::bit_cast<float>(0x3f808001u),
+                         std::bit_cast<float>(0xbf817fffu),
+                         std::bit_cast<float>(0x7f7f7fffu),
+                         std::bit_cast<float>(0x7f7f8000u),
+                         std::numeric_limits<float>::max(),
+                         -std::numeric_limits<float>::max(),
+                         std::numeric_limits<float>::denorm_min(),
+                         -1e-39f,
+                         std::numeric_limits<float>::min(),
+                         std::bit_cast<float>(0x007fffffu),
+                         std::numeric_limits<float>::infinity(),
+                         -std::numeric_limits<float>::infinity(),
+                         std::numeric_limits<float>::quiet_NaN()};
+    std::mt19937_64 rng(17);
+    for (int i = 0; i < 20000; ++i) v.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(rng())));
+    return v;
+}
+
+TEST(float_paths, bf16_rounding_matches_its_definition) {
+    NEXTTOK_REQUIRE_KERNEL_PATH();
+    for (const float x : bf16_rounding_cases()) {
+        const std::uint16_t want = rounded_bf16_bits(x), got = round_to_bf16(x).bits;
+        if (std::isnan(x))
+            EXPECT_TRUE((got & 0x7f80u) == 0x7f80u && (got & 0x7fu) != 0) << std::hex << got;
+        else
+            EXPECT_EQ(got, want) << "x = " << x << " (bits " << std::hex << std::bit_cast<std::uint32_t>(x) << ")";
+    }
+}
+
+#if defined(__AVX512BF16__)
+// The instructions themselves, where this program has them: vcvtne2ps2bf16 rounds as round_to_bf16,
+// and vdpbf16ps adds as bf16_block_range's documented order (checked above through matmul) on the
+// values models have: the odd product, then the even one, each rounded once.
+TEST(float_paths, avx512bf16_instructions_match_the_documented_rounding_and_order) {
+    NEXTTOK_REQUIRE_KERNEL_PATH();
+    const std::vector<float> cases = bf16_rounding_cases();
+    for (std::size_t i = 0; i + 32 <= cases.size(); i += 32) {
+        const __m512bh r = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(&cases[i + 16]), _mm512_loadu_ps(&cases[i]));
+        std::uint16_t words[32];
+        std::memcpy(words, &r, sizeof words);
+        for (int k = 0; k < 32; ++k) {
+            if (!std::isnan(cases[i + k])) {
+                EXPECT_EQ(words[k], round_to_bf16(cases[i + k]).bits) << cases[i + k];
+            }
+        }
+    }
+    std::mt19937_64 rng(19);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::uniform_int_distribution<int> exponent(-30, 30);
+    for (int round = 0; round < 2000; ++round) {
+        std::uint16_t w[32], x[32];
+        float acc[16], out[16];
+        for (int k = 0; k < 32; ++k) {
+            w[k] = round_to_bf16(std::ldexp(dist(rng), exponent(rng))).bits;
+            x[k] = round_to_bf16(std::ldexp(dist(rng), exponent(rng))).bits;
+        }
+        for (float& a : acc) a = std::ldexp(dist(rng), exponent(rng));
+        __m512i wv, xv;
+        std::memcpy(&wv, w, 64);
+        std::memcpy(&xv, x, 64);
+        _mm512_storeu_ps(out, _mm512_dpbf16_ps(_mm512_loadu_ps(acc), reinterpret_cast<__m512bh>(wv),
+                                               reinterpret_cast<__m512bh>(xv)));
+        const auto f = [](std::uint16_t b) {
+            return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
+        };
+        for (int j = 0; j < 16; ++j) {
+            float want = std::fma(f(w[2 * j + 1]), f(x[2 * j + 1]), acc[j]);
+            want = std::fma(f(w[2 * j]), f(x[2 * j]), want);
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(out[j]), std::bit_cast<std::uint32_t>(want)) << "lane " << j;
+        }
+    }
+}
+#endif
 
 // e^x as detail/simd.hpp documents it: x clamped to [-104, 89] (NaN stays NaN), n = x / ln 2 rounded
 // to the nearest integer (ties to even), r = x - n ln 2 with ln 2 in two parts, the polynomial by

@@ -1,8 +1,8 @@
-// Support for the kernel-path tests (tests/kernel_paths): the same sources are compiled into three
-// programs, nexttok_kernel_paths_{avx512,avx2,portable}_tests, whose ISA flags choose the kernels
+// Support for the kernel-path tests (tests/kernel_paths): the same sources are compiled into four
+// programs, nexttok_kernel_paths_{avx512,avx512bf16,avx2,portable}_tests, whose ISA flags choose the kernels
 // (NEXTTOK_KERNEL_PATH names the program's path). Each test compares a kernel's outputs bitwise
 // with a scalar reference of the kernel's documented float order, written in the test; so the
-// three programs agree bitwise with each other.
+// programs agree bitwise with each other.
 //
 // Here: the skip for a CPU without the program's instructions, the 8-bit activation quantization
 // written from its formula (quant_act.hpp), the fixed 16-lane reduction tree, a weight matrix of
@@ -15,6 +15,8 @@
 #include <nexttok/tensor/tensor_view.hpp>
 
 #include <gtest/gtest.h>
+
+#include <cpuid.h>
 
 #include <algorithm>
 #include <bit>
@@ -32,11 +34,14 @@ inline std::string kernel_path() { return NEXTTOK_KERNEL_PATH; }
 
 // True when this CPU can run this program's instructions.
 inline bool kernel_path_runs_here() {
-    if (kernel_path() != "avx512") return true;  // AVX2 is the x86-64 floor of the other programs' users
+    if (kernel_path().rfind("avx512", 0) != 0) return true;  // AVX2 is the x86-64 floor of the other programs' users
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vbmi");
+    const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+                        __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vbmi");
+    unsigned int a = 0, b = 0, c = 0, d = 0;
+    const bool bf16 = __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5)) != 0;
+    return avx512 && (kernel_path() == "avx512" || bf16);
 }
 
 }  // namespace nexttok::test

@@ -16,14 +16,17 @@
 //     neither                      portable C++ (detail/quant_act_portable.hpp, legacy_qdot_portable.hpp)
 // and refinements inside a path: NEXTTOK_KERNELS_F16C (one-instruction half conversion of a
 // scalar), NEXTTOK_KERNELS_AVX512BW (the bfloat16 load of the float kernels),
-// NEXTTOK_KERNELS_VNNI256 (vpdpbusd on 256 bits: AVX-512 VNNI + VL, or AVX-VNNI) and
-// NEXTTOK_KERNELS_GFNI (the nibble split of the AVX-512 int8 kernels).
+// NEXTTOK_KERNELS_VNNI256 (vpdpbusd on 256 bits: AVX-512 VNNI + VL, or AVX-VNNI),
+// NEXTTOK_KERNELS_GFNI (the nibble split of the AVX-512 int8 kernels) and NEXTTOK_KERNELS_AVX512BF16
+// (vdpbf16ps for bfloat16 weights from the flags; with dispatch, the AVX-512 set checks the CPU
+// for it at run time: cpu_has_avx512bf16 below, kernels/dot.hpp).
 //
 // The int8 paths add in one order (each kernel's header says which), so they give bitwise the same
 // outputs; tests/kernel_paths compiles each one and checks it against a scalar reference of that
 // order. The float family's three paths add in one order of 16 lanes, with one fused multiply-add
-// per lane and step, and so give bitwise the same outputs too (tests/kernel_paths, and
-// tests/kernel_sets on the logits of real files). A program built with GCC or Clang on x86-64
+// per lane and step (bfloat16 weights: two, in vdpbf16ps's order of pairs; kernels/dot.hpp), and so
+// give bitwise the same outputs too (tests/kernel_paths, and tests/kernel_sets on the logits of
+// real files). A program built with GCC or Clang on x86-64
 // carries every path and picks one at run time (kernels/kernel_isa.hpp, kernels/detail/passes.hpp).
 #pragma once
 
@@ -121,6 +124,23 @@ inline int cpu_level() noexcept {
     return 0;
 #else
     return base_level;  // the flags already require it
+#endif
+}
+
+// Whether this CPU has AVX512_BF16 (vdpbf16ps; CPUID leaf 7, sub-leaf 1, EAX bit 5): the AVX-512
+// set's products of bfloat16 weights use it where present (kernels/dot.hpp, bf16_block_range),
+// decided once. Without dispatch, the flags decide (__AVX512BF16__).
+inline bool cpu_has_avx512bf16() noexcept {
+#if defined(NEXTTOK_KERNELS_DISPATCH)
+    static const bool has = [] {
+        unsigned int eax = 0, ebx = 0, ecx = 0, edx = 0;
+        return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 5)) != 0;
+    }();
+    return has;
+#elif defined(__AVX512BF16__)
+    return true;
+#else
+    return false;
 #endif
 }
 

@@ -12,6 +12,7 @@
 #undef NEXTTOK_KERNELS_VNNI256
 #undef NEXTTOK_KERNELS_VNNI256_EVEX
 #undef NEXTTOK_KERNELS_GFNI
+#undef NEXTTOK_KERNELS_AVX512BF16
 
 #if defined(NEXTTOK_PASS_LEVEL) && NEXTTOK_PASS_LEVEL == 2
 #define NEXTTOK_KERNELS_AVX512 1
@@ -56,5 +57,9 @@
 
 #if defined(__GFNI__)
 #define NEXTTOK_KERNELS_GFNI 1
+#endif
+
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+#define NEXTTOK_KERNELS_AVX512BF16 1  // vdpbf16ps always (otherwise chosen at run time: kernels/dot.hpp)
 #endif
 #endif

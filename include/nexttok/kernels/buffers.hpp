@@ -9,6 +9,7 @@
 #include <nexttok/tensor/tensor_view.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -53,6 +54,22 @@ struct q8_act_row {
     std::int32_t* octet_minus8_sums;  // [n / 16]: -8 * (sum of the lane's 16 values)
     float* octet_lane_scales;         // [n / 16]: the scale d of the lane's block (block 8o + l / 2)
 };
+
+// One activation rounded to bfloat16 for a product with bfloat16 weights (dot.hpp, bf16_block):
+// the bits of the bfloat16 that vcvtneps2bf16 gives, round_to_bf16 below.
+struct bf16_act {
+    std::uint16_t bits;
+};
+
+// x rounded to bfloat16 as vcvtneps2bf16 rounds it: to nearest, ties to even; subnormal inputs
+// become a zero of their sign; NaN stays a (quiet) NaN; floats above the largest bfloat16 become
+// infinity.
+constexpr bf16_act round_to_bf16(float x) noexcept {
+    std::uint32_t u = std::bit_cast<std::uint32_t>(x);
+    if ((u & 0x7f800000u) == 0) u &= 0x80000000u;
+    if ((u & 0x7fffffffu) > 0x7f800000u) return {static_cast<std::uint16_t>((u >> 16) | 0x40u)};
+    return {static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16)};
+}
 
 // Quantized activation rows, owning their storage (64-byte aligned). Sized by resize(), which
 // keeps the allocation when it can: a decoder sizes it once outside the token loop.
@@ -146,6 +163,13 @@ public:
         grow(packed_tokens_, n_tokens * cols);
         return packed_tokens_.data();
     }
+    // n_tokens activation rows of `cols` rounded to bfloat16 (matmul of bfloat16 weights), row t at
+    // + t * cols. Grows on the first call of a size, then keeps its storage.
+    bf16_act* rounded_tokens(std::int64_t n_tokens, std::int64_t cols) {
+        if (rounded_.size() < static_cast<std::size_t>(n_tokens * cols))
+            rounded_.resize(static_cast<std::size_t>(n_tokens * cols));
+        return rounded_.data();
+    }
     // Thread `thread`'s block of `floats` packed weights, for threads [0, n_threads).
     float* packed_rows(int thread, int n_threads, std::int64_t floats) {
         const auto threads = static_cast<std::size_t>(n_threads);
@@ -162,6 +186,7 @@ private:
     std::int64_t reserved_tokens_ = 0, reserved_cols_ = 0;
     q8_activations act_;
     detail::aligned_vector<float> packed_tokens_;
+    detail::aligned_vector<bf16_act> rounded_;
     std::vector<detail::aligned_vector<float>> packed_rows_;  // (threads)
 };
 

@@ -10,8 +10,11 @@
 #include <nexttok/kernels/detail/passes.hpp>
 #else
 
+#include <nexttok/kernels/buffers.hpp>
+
 #include <Eigen/Core>
 
+#include <bit>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -27,6 +30,34 @@ using kernel_detail::simd::acc_slot;
 // Floats of one step of dot_block_range: the columns that go once through every accumulator.
 inline constexpr std::int64_t dot_step =
     static_cast<std::int64_t>(kernel_detail::simd::accumulators) * kernel_detail::simd::width;
+
+// The accumulators of an NR x NT register tile (`accumulators` vectors per output) from and to
+// acc: output (r, t) at acc[r * ld + t * acc_slot, + acc_slot). Always inlined, so that they stay
+// in registers between the two.
+template <int NR, int NT>
+NEXTTOK_ALWAYS_INLINE inline void load_tile_accumulators(
+    const float* acc, std::int64_t ld,
+    kernel_detail::simd::vec (&v)[NR][NT][kernel_detail::simd::accumulators]) noexcept {
+    namespace s = kernel_detail::simd;
+    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
+        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
+            NEXTTOK_UNROLL for (int a = 0; a < s::accumulators; ++a) v[r][t][a] =
+                s::load(acc + r * ld + t * acc_slot + a * s::width);
+        }
+    }
+}
+template <int NR, int NT>
+NEXTTOK_ALWAYS_INLINE inline void store_tile_accumulators(
+    float* acc, std::int64_t ld,
+    const kernel_detail::simd::vec (&v)[NR][NT][kernel_detail::simd::accumulators]) noexcept {
+    namespace s = kernel_detail::simd;
+    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
+        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
+            NEXTTOK_UNROLL for (int a = 0; a < s::accumulators; ++a)
+                s::store(acc + r * ld + t * acc_slot + a * s::width, v[r][t][a]);
+        }
+    }
+}
 
 // Accumulates columns [i0, i1) (multiples of accumulators * width) of NR rows x NT tokens into
 // the accumulators kept in memory: output (r, t) in acc[r * ld + t * acc_slot, + acc_slot).
@@ -49,11 +80,7 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
     // second path (for zero steps) that would make the compiler keep a copy on the stack.
     if (i0 + step > i1) return;
     s::vec v[NR][NT][A];
-    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
-        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
-            NEXTTOK_UNROLL for (int a = 0; a < A; ++a) v[r][t][a] = s::load(acc + r * ld + t * acc_slot + a * s::width);
-        }
-    }
+    load_tile_accumulators<NR, NT>(acc, ld, v);
     std::int64_t i = i0;
     do {
         pf.advance(NR * step * sizeof(W));
@@ -67,11 +94,7 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
         }
         i += step;
     } while (i + step <= i1);
-    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
-        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
-            NEXTTOK_UNROLL for (int a = 0; a < A; ++a) s::store(acc + r * ld + t * acc_slot + a * s::width, v[r][t][a]);
-        }
-    }
+    store_tile_accumulators<NR, NT>(acc, ld, v);
 }
 
 // dot_block_range over `steps` steps of operands packed as float (matmul's prefill, pack_tiles):
@@ -119,6 +142,15 @@ inline constexpr std::int64_t dot_block_columns(std::int64_t n) noexcept {
     return n / dot_step * dot_step;
 }
 
+// The sum of one output's accumulators (acc_slot floats at a0): the accumulators added, then
+// their lanes reduced by the fixed tree.
+inline float reduce_slot(const float* a0) noexcept {
+    namespace s = kernel_detail::simd;
+    s::vec sum = s::load(a0);
+    for (int a = 1; a < s::accumulators; ++a) sum = s::add(sum, s::load(a0 + a * s::width));
+    return s::reduce(sum);
+}
+
 // out[r * NT + t] = the accumulators of (r, t) summed, reduced, plus the tail (columns from
 // dot_block_columns(n) to n) in ascending order, one std::fma per column (explicit, so that no
 // caller's inlining changes the rounding).
@@ -126,13 +158,9 @@ template <int NR, int NT, dense_element W, class X>
 inline void dot_block_finish(const W* const* w, const X* const* x, std::int64_t n, const float* acc, std::int64_t ld,
                              float* out) noexcept {
     namespace s = kernel_detail::simd;
-    constexpr int A = s::accumulators;
     for (int r = 0; r < NR; ++r) {
         for (int t = 0; t < NT; ++t) {
-            const float* a0 = acc + r * ld + t * acc_slot;
-            s::vec sum = s::load(a0);
-            for (int a = 1; a < A; ++a) sum = s::add(sum, s::load(a0 + a * s::width));
-            float total = s::reduce(sum);
+            float total = reduce_slot(acc + r * ld + t * acc_slot);
             for (std::int64_t j = dot_block_columns<W>(n); j < n; ++j)
                 total = std::fma(s::to_float(w[r][j]), s::to_float(x[t][j]), total);
             out[r * NT + t] = total;
@@ -154,6 +182,163 @@ template <int NT, dense_element W, class X>
 inline void dot_tile(const W* w, const X* const* x, std::int64_t n, float* out) noexcept {
     const W* ws[1] = {w};
     dot_block<1, NT>(ws, x, n, out);
+}
+
+// Products of bfloat16 weights (matmul of BF16 tensors) take their activations rounded to
+// bfloat16 (bf16_act, round_to_bf16: what vcvtne2ps2bf16 gives) and add as vdpbf16ps adds: over
+// steps of 32 columns, lane j of one 16-lane accumulator adds the product of columns 32 s + 2 j + 1,
+// then that of 32 s + 2 j, each rounded once (the product of two bfloat16 is exact in float, so a
+// fused multiply-add gives the instruction's sum); then the lanes are reduced as above and the
+// columns past the last whole 32 added in ascending order. The AVX-512 set uses vdpbf16ps where the
+// CPU has AVX512_BF16 (decided at run time, or by the flags without dispatch); every other path
+// splits the words into odd and even float lanes and makes the two fused multiply-adds, so all
+// paths give the same bits. Except where the instruction flushes subnormals to zero and a fused
+// multiply-add does not: a product or a partial sum below 2^-126 in magnitude (a row whose running
+// sum stays below about 2^-100 while such a product is added), which no model's weights and
+// activations come near. (llama.cpp rounds the activations of BF16 weights to bfloat16 too.)
+inline constexpr std::int64_t bf16_step = 32;
+
+// Columns in whole steps of bf16_block_range; the rest is bf16_block_finish's tail.
+inline constexpr std::int64_t bf16_block_columns(std::int64_t n) noexcept { return n / bf16_step * bf16_step; }
+
+inline float to_float(bf16_act a) noexcept { return std::bit_cast<float>(static_cast<std::uint32_t>(a.bits) << 16); }
+
+#undef NEXTTOK_BF16_DOT_INSTRUCTION  // (this file is compiled once per kernel set)
+#undef NEXTTOK_BF16_DOT_TARGET
+#if defined(NEXTTOK_KERNELS_AVX512) && (defined(NEXTTOK_KERNELS_AVX512BF16) || defined(NEXTTOK_KERNELS_DISPATCH))
+#define NEXTTOK_BF16_DOT_INSTRUCTION 1
+#if defined(NEXTTOK_KERNELS_AVX512BF16)
+#define NEXTTOK_BF16_DOT_TARGET
+#else
+#define NEXTTOK_BF16_DOT_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,avx2,fma,f16c")))
+#endif
+NEXTTOK_INTRINSICS_BEGIN
+// bf16_block_range with vdpbf16ps: one instruction per row, token and step.
+template <int NR, int NT>
+NEXTTOK_BF16_DOT_TARGET void bf16_block_range_dp(const Eigen::bfloat16* const* w, const bf16_act* const* x,
+                                                 std::int64_t i0, std::int64_t i1, float* acc, std::int64_t ld,
+                                                 kernel_detail::simd::prefetch_cursor pf) noexcept {
+    __m512 v[NR][NT];
+    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
+        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) v[r][t] = _mm512_loadu_ps(acc + r * ld + t * acc_slot);
+    }
+    std::int64_t i = i0;
+    do {
+        pf.advance(NR * bf16_step * sizeof(Eigen::bfloat16));
+        __m512i wv[NR];
+        NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) wv[r] = _mm512_loadu_si512(w[r] + i);
+        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
+            __m512i xv = _mm512_loadu_si512(x[t] + i);
+            asm("" : "+v"(xv));  // one load per token, not one per row (simd::in_register)
+            NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) v[r][t] =
+                _mm512_dpbf16_ps(v[r][t], reinterpret_cast<__m512bh>(wv[r]), reinterpret_cast<__m512bh>(xv));
+        }
+        i += bf16_step;
+    } while (i + bf16_step <= i1);
+    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
+        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) _mm512_storeu_ps(acc + r * ld + t * acc_slot, v[r][t]);
+    }
+}
+// packed_block_range with vdpbf16ps: operands packed as words (matmul.hpp, pack_tiles with
+// Words), step s of weight row r the 32 words at wp + (s * NR + r) * 16 floats, of token t at
+// xp + (s * NT + t) * 16; the same sums as bf16_block_range, bitwise.
+template <int NR, int NT>
+NEXTTOK_BF16_DOT_TARGET void packed_bf16_block_range_dp(const float* wp, const float* xp, std::int64_t steps,
+                                                        float* acc, std::int64_t ld, bool from_zero) noexcept {
+    if (steps <= 0) return;
+    __m512 v[NR][NT];
+    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
+        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) v[r][t] =
+            from_zero ? _mm512_setzero_ps() : _mm512_loadu_ps(acc + r * ld + t * acc_slot);
+    }
+    for (std::int64_t i = 0; i < steps; ++i, wp += NR * 16, xp += NT * 16) {
+        __m512i wv[NR];
+        NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) wv[r] = _mm512_loadu_si512(wp + r * 16);
+        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
+            __m512i xv = _mm512_loadu_si512(xp + t * 16);
+            asm("" : "+v"(xv));
+            NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) v[r][t] =
+                _mm512_dpbf16_ps(v[r][t], reinterpret_cast<__m512bh>(wv[r]), reinterpret_cast<__m512bh>(xv));
+        }
+    }
+    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
+        NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) _mm512_storeu_ps(acc + r * ld + t * acc_slot, v[r][t]);
+    }
+}
+NEXTTOK_INTRINSICS_END
+#endif
+
+// Whether this set multiplies bfloat16 weights by vdpbf16ps (then matmul's prefill packs them as
+// words, packed_bf16_block_range_dp; otherwise as float, packed_block_range).
+inline bool bf16_dot_instruction() noexcept {
+#if defined(NEXTTOK_KERNELS_AVX512BF16)
+    return true;
+#elif defined(NEXTTOK_BF16_DOT_INSTRUCTION)
+    return ::nexttok::detail::isa::cpu_has_avx512bf16();
+#else
+    return false;
+#endif
+}
+
+// As dot_block_range for bfloat16 weights and rounded activations: columns [i0, i1) (multiples of
+// bf16_step) of NR rows x NT tokens into the accumulators in acc (the same layout).
+template <int NR, int NT>
+inline void bf16_block_range(const Eigen::bfloat16* const* w, const bf16_act* const* x, std::int64_t i0,
+                             std::int64_t i1, float* acc, std::int64_t ld,
+                             kernel_detail::simd::prefetch_cursor pf = {}) noexcept {
+    namespace s = kernel_detail::simd;
+    constexpr int A = s::accumulators;
+    if (i0 + bf16_step > i1) return;
+#if defined(NEXTTOK_BF16_DOT_INSTRUCTION)
+    if (bf16_dot_instruction()) return bf16_block_range_dp<NR, NT>(w, x, i0, i1, acc, ld, pf);
+#endif
+    s::vec v[NR][NT][A];
+    load_tile_accumulators<NR, NT>(acc, ld, v);
+    std::int64_t i = i0;
+    do {
+        pf.advance(NR * bf16_step * sizeof(Eigen::bfloat16));
+        NEXTTOK_UNROLL for (int a = 0; a < A; ++a) {
+            // Accumulator a's lanes take the 2 * width words from i + 2 * width * a: the odd words of
+            // every row and token first, then the even ones (loaded again from L1: a tile's
+            // accumulators and one half of its rows fit in the registers, both halves do not).
+            const std::int64_t o = i + 2 * s::width * a;
+            NEXTTOK_UNROLL for (int h = 0; h < 2; ++h) {
+                s::vec wv[NR];
+                NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) wv[r] =
+                    h == 0 ? s::load_odd_words(w[r] + o) : s::load_even_words(w[r] + o);
+                NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) {
+                    const s::vec xv =
+                        s::in_register(h == 0 ? s::load_odd_words(x[t] + o) : s::load_even_words(x[t] + o));
+                    NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) v[r][t][a] = s::fmadd(wv[r], xv, v[r][t][a]);
+                }
+            }
+        }
+        i += bf16_step;
+    } while (i + bf16_step <= i1);
+    store_tile_accumulators<NR, NT>(acc, ld, v);
+}
+
+// As dot_block_finish, with the tail past bf16_block_columns(n).
+template <int NR, int NT>
+inline void bf16_block_finish(const Eigen::bfloat16* const* w, const bf16_act* const* x, std::int64_t n,
+                              const float* acc, std::int64_t ld, float* out) noexcept {
+    for (int r = 0; r < NR; ++r) {
+        for (int t = 0; t < NT; ++t) {
+            float total = reduce_slot(acc + r * ld + t * acc_slot);
+            for (std::int64_t j = bf16_block_columns(n); j < n; ++j)
+                total = std::fma(static_cast<float>(w[r][j]), to_float(x[t][j]), total);
+            out[r * NT + t] = total;
+        }
+    }
+}
+
+// As dot_block: out[r * NT + t] = the product of bfloat16 row r with rounded activations x[t].
+template <int NR, int NT>
+inline void bf16_block(const Eigen::bfloat16* const* w, const bf16_act* const* x, std::int64_t n, float* out,
+                       kernel_detail::simd::prefetch_cursor pf = {}) noexcept {
+    alignas(64) float acc[NR * NT * acc_slot] = {};
+    bf16_block_range<NR, NT>(w, x, 0, bf16_block_columns(n), acc, NT * acc_slot, pf);
+    bf16_block_finish<NR, NT>(w, x, n, acc, NT * acc_slot, out);
 }
 
 // W may also be a quantized block (quant_dot.hpp).

@@ -22,7 +22,9 @@
 namespace nexttok {
 
 // The kernel sets, lowest first. avx512: AVX-512 F, BW, DQ, VL, VNNI, VBMI and GFNI (Ice Lake,
-// Sapphire Rapids, Zen 4 and later); avx2: AVX2, FMA and F16C (Haswell, Zen and later).
+// Sapphire Rapids, Zen 4 and later), and AVX512_BF16 for bfloat16 weights where the CPU has it
+// (Cooper Lake, Sapphire Rapids, Zen 4 and later: the same results); avx2: AVX2, FMA and F16C
+// (Haswell, Zen and later).
 enum class kernel_isa { portable = 0, avx2 = 1, avx512 = 2 };
 
 inline const char* kernel_isa_name(kernel_isa isa) noexcept {

@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -83,6 +84,8 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
         const simd::prefetch_cursor pf{next, next + NR * row_bytes};
         if constexpr (std::is_same_v<X, q8_act_row>)
             NEXTTOK_KERNEL_PASS::qdot_block<NR, NT>(ws, xs, cols, out, pf);
+        else if constexpr (std::is_same_v<X, bf16_act>)
+            bf16_block<NR, NT>(ws, xs, cols, out, pf);
         else if constexpr (quant_block<W>) {
             for (int i = 0; i < NR; ++i) dot_tile<NT>(ws[i], xs, cols, out + i * NT);
         } else
@@ -167,22 +170,47 @@ inline constexpr std::int64_t packed_tile_offset(std::int64_t k0, std::int64_t k
 // a panel of `total` rows, so that a range's tiles follow one another and all that the tiles of
 // one range read, accumulator by accumulator, is one contiguous stream. Tiles have `tile` rows;
 // the rest are tiles of one row (ones), or one tile (as for_each_tile does for rows and tokens).
-template <class T>
+// Pairs (bfloat16 weights and their rounded activations, bf16_block_range's order): step 2 q of
+// a row holds the odd words of its columns [32 q, 32 q + 32), step 2 q + 1 the even ones, so that
+// packed_block_range adds them in that order.
+// Words (the same operands for vdpbf16ps, packed_bf16_block_range_dp; one accumulator of 16
+// lanes): step s holds the 32 words of columns [32 s, 32 s + 32) as they are, in the 16 floats
+// of a step.
+template <class T, bool Pairs = false, bool Words = false>
 void pack_tiles(const T* src, std::int64_t ld, std::int64_t count, std::int64_t steps, std::int64_t tile, bool ones,
                 float* out, std::int64_t total, std::int64_t first) noexcept {
+    static_assert(!Pairs || packed_range_steps % 2 == 0);
+    static_assert(!Words || (sizeof(T) == 2 && simd::accumulators == 1 && simd::width == 16));
     for (std::int64_t k0 = 0; k0 < steps; k0 += packed_range_steps) {
         const std::int64_t len = std::min(packed_range_steps, steps - k0);
         for (std::int64_t p = 0; p < count;) {
             const std::int64_t m = count - p >= tile ? tile : ones ? 1 : count - p;
             float* o = out + packed_tile_offset(k0, k0 + len, total, first + p);
             for (std::int64_t a = 0; a < simd::accumulators; ++a)
-                for (std::int64_t k = 0; k < len; ++k)
-                    for (std::int64_t i = 0; i < m; ++i)
-                        simd::store(o + ((a * len + k) * m + i) * simd::width,
-                                    simd::load(src + (p + i) * ld + (k0 + k) * dot_step + a * simd::width));
+                for (std::int64_t k = 0; k < len; k += Pairs ? 2 : 1)
+                    for (std::int64_t i = 0; i < m; ++i) {
+                        const T* row = src + (p + i) * ld;
+                        float* chunk = o + ((a * len + k) * m + i) * simd::width;
+                        if constexpr (Words) {
+                            std::memcpy(chunk, row + (k0 + k) * bf16_step, bf16_step * sizeof(T));
+                        } else if constexpr (Pairs) {
+                            const T* words = row + (k0 + k) / 2 * bf16_step + 2 * a * simd::width;
+                            simd::store(chunk, simd::load_odd_words(words));
+                            simd::store(chunk + m * simd::width, simd::load_even_words(words));
+                        } else {
+                            simd::store(chunk, simd::load(row + (k0 + k) * dot_step + a * simd::width));
+                        }
+                    }
             p += m;
         }
     }
+}
+
+// The columns a dense product takes in whole steps (the rest is its finish's tail): 32-column
+// steps for bfloat16 weights against rounded activations, dot_step columns otherwise.
+template <class W, class X>
+inline constexpr std::int64_t dense_columns(std::int64_t cols) noexcept {
+    return std::is_same_v<X, bf16_act> ? bf16_block_columns(cols) : dot_block_columns<W>(cols);
 }
 
 // As row_block for several tokens (prefill), by groups of tokens whose accumulators live in `acc`
@@ -195,6 +223,8 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
                        std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy, const float* packed = nullptr,
                        float* panel = nullptr, simd::prefetch_cursor next = {}) noexcept {
     constexpr bool int8 = std::is_same_v<X, q8_act_row>;
+    constexpr bool pairs = std::is_same_v<X, bf16_act>;  // bfloat16 weights (bf16_block_range's order)
+    const bool words = pairs && bf16_dot_instruction();  // packed as words for vdpbf16ps
     constexpr std::int64_t group = int8 ? int8_prefill_tokens : packed_tile_tokens;
     constexpr int TR = int8 ? tile_rows : packed_tile_rows, TT = int8 ? tile_tokens : packed_tile_tokens;
     constexpr std::int64_t ld = group * simd::acc_slot;                         // acc row stride
@@ -203,8 +233,15 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
     if constexpr (int8) {
         k_end = cols / W::block_size, k_step = int8_prefill_columns / W::block_size;
     } else {
-        k_end = dot_block_columns<W>(cols) / dot_step, k_step = packed_range_steps;
-        pack_tiles(w + r0 * stride, stride, r1 - r0, k_end, TR, true, panel, r1 - r0, 0);
+        k_step = packed_range_steps;
+        if (words) {
+            k_end = bf16_block_columns(cols) / bf16_step;
+            if constexpr (pairs && simd::accumulators == 1)
+                pack_tiles<W, false, true>(w + r0 * stride, stride, r1 - r0, k_end, TR, true, panel, r1 - r0, 0);
+        } else {
+            k_end = dense_columns<W, X>(cols) / dot_step;
+            pack_tiles<W, pairs>(w + r0 * stride, stride, r1 - r0, k_end, TR, true, panel, r1 - r0, 0);
+        }
     }
     auto pointers = [&]<int NR, int NT>(std::int64_t r, std::int64_t t, const W*(&ws)[NR], const X*(&xs)[NT]) {
         for (int i = 0; i < NR; ++i) ws[i] = w + (r + i) * stride;
@@ -233,6 +270,14 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
                     pointers.template operator()<NR, NT>(r, t, ws, xs);
                     qdot_block_range<NR, NT>(ws, xs, k0, k1, a, ld);
                 } else {
+#if defined(NEXTTOK_BF16_DOT_INSTRUCTION)
+                    if (words) {
+                        packed_bf16_block_range_dp<NR, NT>(panel + packed_tile_offset(k0, k1, r1 - r0, r - r0),
+                                                           packed + packed_tile_offset(k0, k1, n, t), k1 - k0, a, ld,
+                                                           k0 == 0);
+                        return;
+                    }
+#endif
                     packed_block_range<NR, NT>(panel + packed_tile_offset(k0, k1, r1 - r0, r - r0),
                                                packed + packed_tile_offset(k0, k1, n, t), k1 - k0, a, ld, k0 == 0);
                 }
@@ -244,7 +289,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
         // the reductions one by one took a tenth of the matmul time.)
         std::int64_t r_tiles = r0;
 #if defined(NEXTTOK_KERNELS_AVX512)
-        if (int8 || dot_block_columns<W>(cols) == cols) {
+        if (int8 || dense_columns<W, X>(cols) == cols) {
             for (; r_tiles + 16 <= r1; r_tiles += 16)
                 for (std::int64_t t = t0; t < t1; ++t) {
                     simd::vec v[16];
@@ -263,6 +308,8 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
             float out[NR * NT];
             if constexpr (int8)
                 qdot_block_finish<NR, NT>(a, ld, out);
+            else if constexpr (pairs)
+                bf16_block_finish<NR, NT>(ws, xs, cols, a, ld, out);
             else
                 dot_block_finish<NR, NT>(ws, xs, cols, a, ld, out);
             for (int i = 0; i < NR; ++i)
@@ -284,7 +331,13 @@ const float* pack_activations(const X* x, std::int64_t ldx, std::int64_t n, std:
     pool.parallel_for(tiles, [&](std::int64_t j, int) {
         const std::int64_t t = j * packed_tile_tokens;
         const std::int64_t m = std::min<std::int64_t>(packed_tile_tokens, n - t);
-        pack_tiles(x + t * ldx, ldx, m, steps, packed_tile_tokens, false, out, n, t);
+        if constexpr (std::is_same_v<X, bf16_act> && simd::accumulators == 1) {
+            if (bf16_dot_instruction()) {
+                pack_tiles<X, false, true>(x + t * ldx, ldx, m, steps, packed_tile_tokens, false, out, n, t);
+                return;
+            }
+        }
+        pack_tiles<X, std::is_same_v<X, bf16_act>>(x + t * ldx, ldx, m, steps, packed_tile_tokens, false, out, n, t);
     });
     return out;
 }
@@ -304,6 +357,22 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
         throw invalid_argument_error("matmul_group: more than " + std::to_string(kernel_detail::max_group) +
                                      " matrices");
     const auto cols = static_cast<std::int64_t>(targets[0].w->cols());
+    // bfloat16 weights take rounded activations (bf16_act) and the others do not: a group with both
+    // runs as two.
+    const auto is_bf16 = [](const matmul_target& t) {
+        return t.w->type == tensor_type::bf16;
+    };
+    const auto n_bf16 = std::count_if(targets.begin(), targets.end(), is_bf16);
+    if (n_bf16 > 0 && n_bf16 < static_cast<std::ptrdiff_t>(targets.size())) {
+        matmul_target parts[kernel_detail::max_group];
+        std::partition_copy(targets.begin(), targets.end(), parts, parts + n_bf16, is_bf16);
+        kernel_detail::matmul_group(std::span<const matmul_target>(parts, static_cast<std::size_t>(n_bf16)), x, ldx, n,
+                                    pool, ws);
+        kernel_detail::matmul_group(
+            std::span<const matmul_target>(parts + n_bf16, targets.size() - static_cast<std::size_t>(n_bf16)), x, ldx,
+            n, pool, ws);
+        return;
+    }
     std::int64_t first_task[kernel_detail::max_group + 1] = {0}, task_rows[kernel_detail::max_group] = {0};
     bool quantize = false, pack = false;
     for (std::size_t i = 0; i < targets.size(); ++i) {
@@ -329,11 +398,29 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
             pool.parallel_for(n, [&](std::int64_t t, int) { quantize_activations(act, t, x + t * ldx); });
         xq = act.rows();
     }
+    // bfloat16 weights: the activations rounded once for all tasks (row t at xr + t * cols).
+    const bf16_act* xr = nullptr;
+    if (n_bf16 > 0) {
+        bf16_act* out = ws.rounded_tokens(n, cols);
+        const auto round_row = [&](std::int64_t t) {
+            for (std::int64_t i = 0; i < cols; ++i)
+                out[t * cols + i] = round_to_bf16(static_cast<float>(x[t * ldx + i]));
+        };
+        if (n == 1)
+            round_row(0);
+        else
+            pool.parallel_for(n, [&](std::int64_t t, int) { round_row(t); });
+        xr = out;
+    }
     // Dense weights and several tokens: the activations packed once for all tasks, and a block of
     // packed weight rows per thread (allocated here, before the tasks, when it grows).
-    const std::int64_t steps = dot_block_columns<float>(cols) / dot_step;
+    const std::int64_t steps = n_bf16 == 0              ? dot_block_columns<float>(cols) / dot_step
+                               : bf16_dot_instruction() ? bf16_block_columns(cols) / bf16_step
+                                                        : bf16_block_columns(cols) / dot_step;
     const std::int64_t panel_floats = kernel_detail::packed_rows_per_task * steps * dot_step;
-    const float* xp = pack ? kernel_detail::pack_activations(x, ldx, n, cols, steps, pool, ws) : nullptr;
+    const float* xp = !pack        ? nullptr
+                      : n_bf16 > 0 ? kernel_detail::pack_activations(xr, cols, n, cols, steps, pool, ws)
+                                   : kernel_detail::pack_activations(x, ldx, n, cols, steps, pool, ws);
     if (pack)
         for (int t = 0; t < pool.size(); ++t) ws.packed_rows(t, pool.size(), panel_floats);
     const std::int64_t n_tasks = first_task[targets.size()];
@@ -362,6 +449,14 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
                                                      next_block());
             } else if constexpr (quant_block<W>) {
                 kernel_detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
+            } else if constexpr (std::is_same_v<W, Eigen::bfloat16>) {
+                if (n <= kernel_detail::dense_in_place_tokens) {
+                    kernel_detail::row_block(w, stride, r0, r1, cols, xr, cols, n, tg.y, tg.ldy);
+                } else {
+                    float* panel = ws.packed_rows(thread, pool.size(), panel_floats);
+                    kernel_detail::row_block_prefill(w, stride, r0, r1, cols, xr, cols, n, tg.y, tg.ldy, xp, panel,
+                                                     next_block());
+                }
             } else if (n <= kernel_detail::dense_in_place_tokens) {
                 kernel_detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
             } else {

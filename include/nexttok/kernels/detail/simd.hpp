@@ -122,6 +122,15 @@ inline vec load(const Eigen::bfloat16* p) noexcept {
 #endif
 }
 inline vec fmadd(vec a, vec b, vec c) noexcept { return _mm512_fmadd_ps(a, b, c); }
+// 2 * width bfloat16 words at p as a vector of float: lane l is word 2 l + 1 (odd) or word 2 l
+// (even), the pairs that vdpbf16ps multiplies (kernels/dot.hpp, bf16_block_range).
+inline vec load_odd_words(const void* p) noexcept {
+    return _mm512_castsi512_ps(
+        _mm512_and_si512(_mm512_loadu_si512(p), _mm512_set1_epi32(static_cast<int>(0xffff0000u))));
+}
+inline vec load_even_words(const void* p) noexcept {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_loadu_si512(p), 16));
+}
 // v, from now on held in a register (as with AVX2 below): a 4 x 6 tile whose 6 token chunks were
 // folded into its 24 FMAs made 28 loads per step, more than two load ports take in the 12 cycles
 // of the FMAs. Kept in registers, 10 loads: packed_block_range in L1, AMD EPYC Zen 5, 1 thread,
@@ -198,6 +207,14 @@ inline vec load(const Eigen::bfloat16* p) noexcept {
     return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
 }
 inline vec fmadd(vec a, vec b, vec c) noexcept { return _mm256_fmadd_ps(a, b, c); }
+// As with AVX-512: lane l is word 2 l + 1 (odd) or 2 l (even) of the 2 * width words at p.
+inline vec load_odd_words(const void* p) noexcept {
+    const __m256i v = _mm256_loadu_si256(static_cast<const __m256i*>(p));
+    return _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
+}
+inline vec load_even_words(const void* p) noexcept {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_loadu_si256(static_cast<const __m256i*>(p)), 16));
+}
 // v, from now on held in a register: the compiler may not fold the load that produced it into
 // each instruction that uses it (packed_block_range: one load of a token chunk for all rows,
 // not one per row; with AVX2 the folded loads outnumbered what the load ports take).
@@ -274,6 +291,15 @@ inline vec load(const T* p) noexcept {
 inline vec fmadd(vec a, vec b, vec c) noexcept {
     return each_lane([&](int k) { return std::fma(a.lane[k], b.lane[k], c.lane[k]); });
 }
+// As with AVX2: lane l is word 2 l + 1 (odd) or 2 l (even) of the 2 * width words at p.
+inline vec load_words(const void* p, int first) noexcept {
+    std::uint16_t words[2 * width];
+    std::memcpy(words, p, sizeof words);
+    return each_lane(
+        [&](int k) { return std::bit_cast<float>(static_cast<std::uint32_t>(words[2 * k + first]) << 16); });
+}
+inline vec load_odd_words(const void* p) noexcept { return load_words(p, 1); }
+inline vec load_even_words(const void* p) noexcept { return load_words(p, 0); }
 inline vec in_register(vec v) noexcept { return v; }
 inline vec add(vec a, vec b) noexcept {
     return each_lane([&](int k) { return a.lane[k] + b.lane[k]; });
