@@ -166,8 +166,7 @@ public:
     // n_tokens activation rows of `cols` rounded to bfloat16 (matmul of bfloat16 weights), row t at
     // + t * cols. Grows on the first call of a size, then keeps its storage.
     bf16_act* rounded_tokens(std::int64_t n_tokens, std::int64_t cols) {
-        if (rounded_.size() < static_cast<std::size_t>(n_tokens * cols))
-            rounded_.resize(static_cast<std::size_t>(n_tokens * cols));
+        grow(rounded_, n_tokens * cols);
         return rounded_.data();
     }
     // Thread `thread`'s block of `floats` packed weights, for threads [0, n_threads).
@@ -180,8 +179,9 @@ public:
     }
 
 private:
-    static void grow(detail::aligned_vector<float>& v, std::int64_t floats) {
-        if (v.size() < static_cast<std::size_t>(floats)) v.resize(static_cast<std::size_t>(floats));
+    template <class T>
+    static void grow(detail::aligned_vector<T>& v, std::int64_t elements) {
+        if (v.size() < static_cast<std::size_t>(elements)) v.resize(static_cast<std::size_t>(elements));
     }
     std::int64_t reserved_tokens_ = 0, reserved_cols_ = 0;
     q8_activations act_;

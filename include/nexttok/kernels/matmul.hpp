@@ -172,31 +172,32 @@ inline constexpr std::int64_t packed_tile_offset(std::int64_t k0, std::int64_t k
 // the rest are tiles of one row (ones), or one tile (as for_each_tile does for rows and tokens).
 // Pairs (bfloat16 weights and their rounded activations, bf16_block_range's order): step 2 q of
 // a row holds the odd words of its columns [32 q, 32 q + 32), step 2 q + 1 the even ones, so that
-// packed_block_range adds them in that order.
-// Words (the same operands for vdpbf16ps, packed_bf16_block_range_dp; one accumulator of 16
-// lanes): step s holds the 32 words of columns [32 s, 32 s + 32) as they are, in the 16 floats
-// of a step.
-template <class T, bool Pairs = false, bool Words = false>
+// packed_block_range adds them in that order; where this set uses vdpbf16ps
+// (packed_bf16_block_range_dp, one accumulator of 16 lanes), step q holds the 32 words as they
+// are, in the 16 floats of a step. packed_steps gives `steps` for each case.
+template <class T, bool Pairs = false>
 void pack_tiles(const T* src, std::int64_t ld, std::int64_t count, std::int64_t steps, std::int64_t tile, bool ones,
                 float* out, std::int64_t total, std::int64_t first) noexcept {
-    static_assert(!Pairs || packed_range_steps % 2 == 0);
-    static_assert(!Words || (sizeof(T) == 2 && simd::accumulators == 1 && simd::width == 16));
+    static_assert(!Pairs || (sizeof(T) == 2 && packed_range_steps % 2 == 0));
+    const bool words = Pairs && bf16_dot_instruction();
     for (std::int64_t k0 = 0; k0 < steps; k0 += packed_range_steps) {
         const std::int64_t len = std::min(packed_range_steps, steps - k0);
         for (std::int64_t p = 0; p < count;) {
             const std::int64_t m = count - p >= tile ? tile : ones ? 1 : count - p;
             float* o = out + packed_tile_offset(k0, k0 + len, total, first + p);
             for (std::int64_t a = 0; a < simd::accumulators; ++a)
-                for (std::int64_t k = 0; k < len; k += Pairs ? 2 : 1)
+                for (std::int64_t k = 0; k < len; k += Pairs && !words ? 2 : 1)
                     for (std::int64_t i = 0; i < m; ++i) {
                         const T* row = src + (p + i) * ld;
                         float* chunk = o + ((a * len + k) * m + i) * simd::width;
-                        if constexpr (Words) {
-                            std::memcpy(chunk, row + (k0 + k) * bf16_step, bf16_step * sizeof(T));
-                        } else if constexpr (Pairs) {
-                            const T* words = row + (k0 + k) / 2 * bf16_step + 2 * a * simd::width;
-                            simd::store(chunk, simd::load_odd_words(words));
-                            simd::store(chunk + m * simd::width, simd::load_even_words(words));
+                        if constexpr (Pairs) {
+                            if (words) {
+                                std::memcpy(chunk, row + (k0 + k) * bf16_step, bf16_step * sizeof(T));
+                            } else {
+                                const T* pair = row + (k0 + k) / 2 * bf16_step + 2 * a * simd::width;
+                                simd::store(chunk, simd::load_odd_words(pair));
+                                simd::store(chunk + m * simd::width, simd::load_even_words(pair));
+                            }
                         } else {
                             simd::store(chunk, simd::load(row + (k0 + k) * dot_step + a * simd::width));
                         }
@@ -213,6 +214,16 @@ inline constexpr std::int64_t dense_columns(std::int64_t cols) noexcept {
     return std::is_same_v<X, bf16_act> ? bf16_block_columns(cols) : dot_block_columns<W>(cols);
 }
 
+// The steps of a packed panel of rows of `cols` against activations X (pack_tiles): of 16 floats,
+// or of 32 words where this set packs bfloat16 operands for vdpbf16ps.
+template <class X>
+inline std::int64_t packed_steps(std::int64_t cols) noexcept {
+    if constexpr (std::is_same_v<X, bf16_act>) {
+        if (bf16_dot_instruction()) return bf16_block_columns(cols) / bf16_step;
+    }
+    return dense_columns<float, X>(cols) / dot_step;
+}
+
 // As row_block for several tokens (prefill), by groups of tokens whose accumulators live in `acc`
 // while the columns are taken in ranges, so that a range's data stays in L1. W has an int8 kernel
 // (X = q8_act_row, ldx = 1), or is dense: then `packed` holds the n activation rows packed by
@@ -224,7 +235,6 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
                        float* panel = nullptr, simd::prefetch_cursor next = {}) noexcept {
     constexpr bool int8 = std::is_same_v<X, q8_act_row>;
     constexpr bool pairs = std::is_same_v<X, bf16_act>;  // bfloat16 weights (bf16_block_range's order)
-    const bool words = pairs && bf16_dot_instruction();  // packed as words for vdpbf16ps
     constexpr std::int64_t group = int8 ? int8_prefill_tokens : packed_tile_tokens;
     constexpr int TR = int8 ? tile_rows : packed_tile_rows, TT = int8 ? tile_tokens : packed_tile_tokens;
     constexpr std::int64_t ld = group * simd::acc_slot;                         // acc row stride
@@ -233,15 +243,8 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
     if constexpr (int8) {
         k_end = cols / W::block_size, k_step = int8_prefill_columns / W::block_size;
     } else {
-        k_step = packed_range_steps;
-        if (words) {
-            k_end = bf16_block_columns(cols) / bf16_step;
-            if constexpr (pairs && simd::accumulators == 1)
-                pack_tiles<W, false, true>(w + r0 * stride, stride, r1 - r0, k_end, TR, true, panel, r1 - r0, 0);
-        } else {
-            k_end = dense_columns<W, X>(cols) / dot_step;
-            pack_tiles<W, pairs>(w + r0 * stride, stride, r1 - r0, k_end, TR, true, panel, r1 - r0, 0);
-        }
+        k_end = packed_steps<X>(cols), k_step = packed_range_steps;
+        pack_tiles<W, pairs>(w + r0 * stride, stride, r1 - r0, k_end, TR, true, panel, r1 - r0, 0);
     }
     auto pointers = [&]<int NR, int NT>(std::int64_t r, std::int64_t t, const W*(&ws)[NR], const X*(&xs)[NT]) {
         for (int i = 0; i < NR; ++i) ws[i] = w + (r + i) * stride;
@@ -271,7 +274,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
                     qdot_block_range<NR, NT>(ws, xs, k0, k1, a, ld);
                 } else {
 #if defined(NEXTTOK_BF16_DOT_INSTRUCTION)
-                    if (words) {
+                    if (pairs && bf16_dot_instruction()) {  // packed as words (pack_tiles)
                         packed_bf16_block_range_dp<NR, NT>(panel + packed_tile_offset(k0, k1, r1 - r0, r - r0),
                                                            packed + packed_tile_offset(k0, k1, n, t), k1 - k0, a, ld,
                                                            k0 == 0);
@@ -331,12 +334,6 @@ const float* pack_activations(const X* x, std::int64_t ldx, std::int64_t n, std:
     pool.parallel_for(tiles, [&](std::int64_t j, int) {
         const std::int64_t t = j * packed_tile_tokens;
         const std::int64_t m = std::min<std::int64_t>(packed_tile_tokens, n - t);
-        if constexpr (std::is_same_v<X, bf16_act> && simd::accumulators == 1) {
-            if (bf16_dot_instruction()) {
-                pack_tiles<X, false, true>(x + t * ldx, ldx, m, steps, packed_tile_tokens, false, out, n, t);
-                return;
-            }
-        }
         pack_tiles<X, std::is_same_v<X, bf16_act>>(x + t * ldx, ldx, m, steps, packed_tile_tokens, false, out, n, t);
     });
     return out;
@@ -414,9 +411,8 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
     }
     // Dense weights and several tokens: the activations packed once for all tasks, and a block of
     // packed weight rows per thread (allocated here, before the tasks, when it grows).
-    const std::int64_t steps = n_bf16 == 0              ? dot_block_columns<float>(cols) / dot_step
-                               : bf16_dot_instruction() ? bf16_block_columns(cols) / bf16_step
-                                                        : bf16_block_columns(cols) / dot_step;
+    const std::int64_t steps =
+        n_bf16 > 0 ? kernel_detail::packed_steps<bf16_act>(cols) : kernel_detail::packed_steps<X>(cols);
     const std::int64_t panel_floats = kernel_detail::packed_rows_per_task * steps * dot_step;
     const float* xp = !pack        ? nullptr
                       : n_bf16 > 0 ? kernel_detail::pack_activations(xr, cols, n, cols, steps, pool, ws)
