@@ -4,6 +4,7 @@
 // stream its output through a detokenizer so that no half UTF-8 character is ever shown.
 #pragma once
 
+#include <nexttok/tokenizer/bpe_merge.hpp>
 #include <nexttok/tokenizer/bpe_tokenizer.hpp>
 #include <nexttok/tokenizer/decode_state.hpp>
 #include <nexttok/tokenizer/detokenizer.hpp>

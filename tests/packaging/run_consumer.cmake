@@ -1,7 +1,7 @@
 # Installs nexttok (headers + package config only) into WORK_DIR/prefix, then builds and runs the
 # consumer project against it with find_package(nexttok CONFIG REQUIRED), and runs it (on MODEL, a
-# GGUF file, when it exists); then compiles the same program with the flags of the installed
-# nexttok.pc (pkg-config, syntax only).
+# GGUF file, when it exists), header-only and linked with nexttok::compiled (the same text); then
+# compiles the same program with the flags of the installed nexttok.pc (pkg-config, syntax only).
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)
   execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -30,6 +30,14 @@ if(NOT rc EQUAL 0 OR NOT cflags MATCHES "-I${WORK_DIR}/prefix/include")
 endif()
 separate_arguments(cflags UNIX_COMMAND "${cflags}")
 run(${CXX_COMPILER} -std=c++20 -fsyntax-only ${cflags} ${CONSUMER_DIR}/main.cpp)
+run(${WORK_DIR}/consumer-build/consumer_compiled)
 if(EXISTS "${MODEL}")
   run(${WORK_DIR}/consumer-build/consumer ${MODEL})
+  # nexttok::compiled, built by the package in the consumer's project: the same text.
+  execute_process(COMMAND ${WORK_DIR}/consumer-build/consumer ${MODEL} OUTPUT_VARIABLE header_only)
+  execute_process(COMMAND ${WORK_DIR}/consumer-build/consumer_compiled ${MODEL} RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE compiled ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT compiled STREQUAL header_only)
+    message(FATAL_ERROR "consumer_compiled (${rc}) printed\n${compiled}${err}\ninstead of\n${header_only}")
+  endif()
 endif()

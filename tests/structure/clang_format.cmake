@@ -1,7 +1,7 @@
 # Fails, naming the files, when a C++ source of the project does not follow .clang-format.
 # Run: cmake -DCLANG_FORMAT=clang-format -DSOURCE_DIR=<project> -P clang_format.cmake
 # To fix: clang-format -i <file> (the whole tree: git ls-files '*.hpp' '*.cpp' | xargs clang-format -i).
-file(GLOB_RECURSE sources RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/include/*.hpp ${SOURCE_DIR}/tests/*.hpp
+file(GLOB_RECURSE sources RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/include/*.hpp ${SOURCE_DIR}/include/*.ipp ${SOURCE_DIR}/tests/*.hpp
      ${SOURCE_DIR}/tests/*.cpp ${SOURCE_DIR}/benchmarks/*.hpp ${SOURCE_DIR}/benchmarks/*.cpp ${SOURCE_DIR}/examples/*.hpp
      ${SOURCE_DIR}/examples/*.cpp)
 list(LENGTH sources n)

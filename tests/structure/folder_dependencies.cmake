@@ -6,7 +6,8 @@
 # core (the top-level headers error.hpp, types.hpp, version.hpp and the shared internals in
 # detail/); never a folder after it (so the graph has no cycle), and never another folder's
 # detail/ (internals shared by several folders live in the top-level detail/). A folder
-# x/ and its module header x.hpp are one node; nexttok.hpp, the umbrella, includes everything.
+# x/ and its module header x.hpp are one node, with the definitions of x/impl/*.ipp (separate
+# compilation); nexttok.hpp, the umbrella, and impl/src.hpp, the compiled part, include everything.
 #   tensor: what a weight tensor is (types, views, block layouts), which io, model and kernels share;
 #   then DESIGN.md's data path: io, model, tokenizer, chat, kernels, cache, decoder, sampling,
 #   stopping, generation, batching, speculative.
@@ -30,11 +31,11 @@ function(node_of relative out)  # "sampling/dry.hpp" -> sampling, "error.hpp" ->
   endif()
 endfunction()
 
-file(GLOB_RECURSE headers RELATIVE "${root}" "${root}/*.hpp")
+file(GLOB_RECURSE headers RELATIVE "${root}" "${root}/*.hpp" "${root}/*.ipp")
 list(SORT headers)
 set(problems "")
 foreach(header IN LISTS headers)
-  if(header STREQUAL "nexttok.hpp")
+  if(header STREQUAL "nexttok.hpp" OR header STREQUAL "impl/src.hpp")
     continue()
   endif()
   node_of("${header}" from)

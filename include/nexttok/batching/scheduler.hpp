@@ -34,6 +34,7 @@
 // max_new_tokens = 0), which finishes inside submit().
 #pragma once
 
+#include <nexttok/batching/detail/request_registry.hpp>
 #include <nexttok/batching/detail/scheduled_request.hpp>
 #include <nexttok/batching/scheduler_options.hpp>
 #include <nexttok/cache/paged_kv_cache.hpp>
@@ -43,7 +44,6 @@
 #include <nexttok/generation/generation_options.hpp>
 #include <nexttok/generation/generation_result.hpp>
 #include <nexttok/generation/make_generation.hpp>
-#include <nexttok/generation/sequence_generator.hpp>
 #include <nexttok/generation/token_event.hpp>
 #include <nexttok/sampling/any_sampler.hpp>
 #include <nexttok/sampling/concepts.hpp>
@@ -57,13 +57,9 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -121,8 +117,8 @@ public:
         check_fits_(prompt);
         detail::loop_settings settings;
         settings.n_logprobs = options.n_logprobs;
-        return enqueue_(prompt, make_sampler(options, *tok_), make_stopping(options, *tok_), std::move(on_token),
-                        settings);
+        return registry_.submit(tok_, prompt, make_sampler(options, *tok_), make_stopping(options, *tok_),
+                                std::move(on_token), capacity_, settings);
     }
 
     // Queues a request with the caller's policies (moved in, type-erased). n_logprobs: top
@@ -135,57 +131,31 @@ public:
         criteria.add(any_criterion(std::move(stop)));
         detail::loop_settings settings;
         settings.n_logprobs = n_logprobs;
-        return enqueue_(prompt, any_sampler(std::move(sample)), std::move(criteria), std::move(on_token), settings);
+        return registry_.submit(tok_, prompt, any_sampler(std::move(sample)), std::move(criteria), std::move(on_token),
+                                capacity_, settings);
     }
 
     // Ends a waiting or running request at the next step (reason cancelled; its blocks are freed and
     // its result holds what it generated). Throws invalid_argument_error for an id never returned
     // by submit() or a request that already finished.
-    void cancel(request_id id) {
-        std::lock_guard lock(mutex_);
-        if (id < 0 || id >= next_id_)
-            throw invalid_argument_error("scheduler::cancel: request " + std::to_string(id) +
-                                         " is unknown (ids so far: 0 to " + std::to_string(next_id_ - 1) + ")");
-        if (!live_.contains(id))
-            throw invalid_argument_error("scheduler::cancel: request " + std::to_string(id) + " has already finished");
-        cancels_.push_back(id);
-    }
+    void cancel(request_id id) { registry_.cancel(id); }
 
     // Whether request `id` has finished and its result is waiting to be taken.
-    bool finished(request_id id) const {
-        std::lock_guard lock(mutex_);
-        return results_.contains(id);
-    }
+    bool finished(request_id id) const { return registry_.finished(id); }
 
     // The result of a finished request, once (afterwards, and before it finishes: nullopt).
-    std::optional<generation_result> take_result(request_id id) {
-        std::lock_guard lock(mutex_);
-        const auto it = results_.find(id);
-        if (it == results_.end()) return std::nullopt;
-        generation_result r = std::move(it->second);
-        results_.erase(it);
-        return r;
-    }
+    std::optional<generation_result> take_result(request_id id) { return registry_.take_result(id); }
 
     // No request waiting or running (submissions not yet seen by step() count as waiting).
-    bool idle() const {
-        std::lock_guard lock(mutex_);
-        return live_.empty();
-    }
+    bool idle() const { return registry_.idle(); }
 
-    scheduler_stats stats() const {
-        std::lock_guard lock(mutex_);
-        scheduler_stats s = stats_;
-        s.waiting = static_cast<std::int64_t>(waiting_count_ + incoming_.size());
-        s.running = static_cast<std::int64_t>(running_count_);
-        return s;
-    }
+    scheduler_stats stats() const { return registry_.stats(); }
 
     // One forward call over the running requests (admitting waiting ones first as blocks and the
     // budget allow), then one token sampled for each request whose sequence is all in the cache.
     // Returns false when there was nothing to run (no request left). Call from one thread.
     bool step() {
-        take_incoming_();
+        registry_.take_incoming(waiting_);
         apply_cancels_();
         plan_.clear();
         std::int64_t budget = options_.max_step_tokens;
@@ -235,39 +205,6 @@ private:
     void check_fits_(std::span<const token_id> prompt) const {
         detail::check_prompt_fits(prompt, capacity_, dec_->config().vocab_size, pool_->n_blocks(), pool_->block_size(),
                                   pool_->max_seq_len());
-    }
-
-    request_id enqueue_(std::span<const token_id> prompt, any_sampler sample, any_of_criteria stop,
-                        token_callback on_token, const detail::loop_settings& settings) {
-        auto r = std::make_unique<request>(std::move(sample), std::move(stop), std::move(on_token));
-        r->gen.emplace(tok_, prompt, r->sample, r->stop, r->on_token, capacity_, settings);
-        if (!r->gen->start()) {  // ended before its first token (e.g. max_new_tokens = 0)
-            generation_result result = r->gen->finish();
-            std::lock_guard lock(mutex_);
-            const request_id id = next_id_++;
-            ++stats_.submitted;
-            ++stats_.finished;
-            results_.emplace(id, std::move(result));
-            return id;
-        }
-        std::lock_guard lock(mutex_);
-        const request_id id = r->id = next_id_++;
-        ++stats_.submitted;
-        live_.insert(id);
-        incoming_.push_back(std::move(r));
-        return id;
-    }
-
-    void take_incoming_() {
-        std::lock_guard lock(mutex_);
-        for (auto& r : incoming_) {
-            waiting_.push_back(r.get());
-            owned_.emplace(r->id, std::move(r));
-        }
-        incoming_.clear();
-        for (const request_id id : cancels_)
-            if (const auto it = owned_.find(id); it != owned_.end()) it->second->cancelled = true;
-        cancels_.clear();
     }
 
     // Cancelled requests leave running_ (their blocks freed) and waiting_, and finish.
@@ -375,7 +312,7 @@ private:
             r->computed = attached;
             r->published = attached;
             r->admitted = next_admission_++;
-            const std::int64_t n_prompt = r->gen->n_prompt();
+            const std::int64_t n_prompt = r->n_prompt();
             step_stats_.prefix_hit_tokens += std::min(attached, n_prompt);
             running_.push_back(r);
             it = waiting_.erase(it);
@@ -399,7 +336,7 @@ private:
                  p.r->computed, &views_.back(), last ? logits_for::last : logits_for::none});
             // Rows at prompt positions, and at generated ones: all recomputed after a preemption
             // except the newest token's, which runs for the first time.
-            const std::int64_t n_prompt = p.r->gen->n_prompt();
+            const std::int64_t n_prompt = p.r->n_prompt();
             const std::int64_t in_prompt = std::clamp<std::int64_t>(n_prompt - p.r->computed, 0, p.n);
             const std::int64_t generated = p.n - in_prompt;
             prompt_rows += in_prompt;
@@ -424,9 +361,9 @@ private:
             // A request whose logits are non-finite ends with the error; the others go on.
             bool more = false;
             try {
-                more = r->gen->next(logits);
+                more = r->next(logits);
             } catch (const error& e) {
-                r->gen->fail(e.what());
+                r->fail(e.what());
             }
             if (!more) {
                 std::erase(running_, r);
@@ -445,27 +382,12 @@ private:
 
     // r has left running_/waiting_ and holds no blocks: stop it (unless it ended by itself),
     // store its result, forget it.
-    void finish_(request* r, finish_reason why) {
-        if (why != finish_reason::none) r->gen->stop_with(why);
-        generation_result result = r->gen->finish();
-        const request_id id = r->id;
-        std::lock_guard lock(mutex_);
-        results_.emplace(id, std::move(result));
-        live_.erase(id);
-        ++stats_.finished;
-        owned_.erase(id);  // r dangles from here
-    }
+    void finish_(request* r, finish_reason why) { registry_.finish(r, why); }
 
     // Copies the step thread's counters where stats() reads them.
     void publish_stats_() {
         step_stats_.peak_used_blocks = pool_->peak_used_blocks();
-        std::lock_guard lock(mutex_);
-        const std::int64_t submitted = stats_.submitted, finished = stats_.finished;
-        stats_ = step_stats_;
-        stats_.submitted = submitted;
-        stats_.finished = finished;
-        running_count_ = running_.size();
-        waiting_count_ = waiting_.size();
+        registry_.publish(step_stats_, running_.size(), waiting_.size());
     }
 
     decoder<Scalar>* dec_;
@@ -475,7 +397,6 @@ private:
     std::int64_t capacity_ = 0;
 
     // Owned by the thread that calls step().
-    std::unordered_map<request_id, std::unique_ptr<request>> owned_;
     std::deque<request*> waiting_;   // oldest (or preempted) first
     std::vector<request*> running_;  // in admission order, preempted ones removed
     std::vector<planned> plan_;      // this step's rows
@@ -483,17 +404,10 @@ private:
     std::vector<batch_sequence<view_type>> batch_;
     std::vector<float> logits_;  // (max_running, vocab_size)
     std::int64_t next_admission_ = 0;
-    scheduler_stats step_stats_;  // the step thread's counters; copied into stats_ after each step
+    scheduler_stats step_stats_;  // the step thread's counters; published to registry_ after each step
 
-    // Shared with other threads, under mutex_.
-    mutable std::mutex mutex_;
-    std::vector<std::unique_ptr<request>> incoming_;
-    std::vector<request_id> cancels_;
-    std::unordered_set<request_id> live_;  // submitted, not finished
-    std::unordered_map<request_id, generation_result> results_;
-    request_id next_id_ = 0;
-    scheduler_stats stats_;  // submitted and finished kept here; the rest copied from step_stats_
-    std::size_t running_count_ = 0, waiting_count_ = 0;  // as of the last step
+    // The requests (owned there) and what other threads see, under its mutex.
+    detail::request_registry registry_;
 };
 
 }  // namespace nexttok

@@ -1,6 +1,7 @@
 // The options and counters of a continuous-batching scheduler (scheduler.hpp), and its request ids.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 
 #include <cstdint>
@@ -22,17 +23,7 @@ struct scheduler_options {
     std::int64_t prefill_chunk = 0;
 
     // Throws invalid_argument_error naming the field.
-    void validate() const {
-        if (max_step_tokens < 1)
-            throw invalid_argument_error("scheduler_options::max_step_tokens = " + std::to_string(max_step_tokens) +
-                                         ": expected at least 1");
-        if (max_running < 1)
-            throw invalid_argument_error("scheduler_options::max_running = " + std::to_string(max_running) +
-                                         ": expected at least 1");
-        if (prefill_chunk < 0)
-            throw invalid_argument_error("scheduler_options::prefill_chunk = " + std::to_string(prefill_chunk) +
-                                         ": expected 0 (no limit) or more");
-    }
+    NEXTTOK_DECL void validate() const;
 };
 
 // Counters since construction.
@@ -54,3 +45,7 @@ struct scheduler_stats {
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/batching/impl/scheduler_options.ipp>
+#endif

@@ -3,7 +3,9 @@
 // chat_template::render as JSON instead.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nexttok/detail/config.hpp>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include <span>
 #include <string>
@@ -16,10 +18,10 @@ struct chat_message {
 };
 
 // The JSON array a template iterates: [{"role": ..., "content": ...}, ...], keys in that order.
-inline nlohmann::ordered_json to_json(std::span<const chat_message> messages) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const chat_message& m : messages) out.push_back({{"role", m.role}, {"content", m.content}});
-    return out;
-}
+NEXTTOK_DECL nlohmann::ordered_json to_json(std::span<const chat_message> messages);
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/chat/impl/chat_message.ipp>
+#endif

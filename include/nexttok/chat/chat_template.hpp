@@ -14,12 +14,9 @@
 
 #include <nexttok/chat/chat_message.hpp>
 #include <nexttok/chat/chat_template_error.hpp>
-#include <nexttok/chat/detail/jinja_builtins.hpp>
-#include <nexttok/chat/detail/jinja_evaluator.hpp>
-#include <nexttok/chat/detail/jinja_lexer.hpp>
-#include <nexttok/chat/detail/jinja_parser.hpp>
+#include <nexttok/detail/config.hpp>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <chrono>
 #include <functional>
@@ -27,7 +24,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <utility>
 
 namespace nexttok {
 
@@ -36,66 +32,44 @@ public:
     using clock_function = std::function<std::chrono::system_clock::time_point()>;
 
     // Parses `source`; chat_template_error (naming `name`, the line and the column) on a syntax error.
-    explicit chat_template(std::string_view source, std::string name = "chat template")
-            : name_(std::move(name)), source_(source) {
-        detail::jinja::lexer lexer(source_, name_);
-        detail::jinja::parser parser(lexer.run(), name_);
-        body_ = std::make_shared<const detail::jinja::statement_list>(parser.parse_template());
-    }
+    NEXTTOK_DECL explicit chat_template(std::string_view source, std::string name = "chat template");
 
     // ChatML ("<|im_start|>role\ncontent<|im_end|>\n"), for models that carry no template: the
     // template Hugging Face used as its default.
-    static chat_template chatml() {
-        return chat_template(
-            "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + "
-            "'<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif "
-            "%}",
-            "chatml");
-    }
+    NEXTTOK_DECL static chat_template chatml();
 
     // Built-in templates by name (--chat-template chatml); chat_template_error for an unknown name.
     static bool is_builtin_name(std::string_view name) noexcept { return name == "chatml"; }
-    static chat_template builtin(std::string_view name) {
-        if (name == "chatml") return chatml();
-        throw chat_template_error("chat template: no built-in template named '" + std::string(name) +
-                                  "' (known: chatml)");
-    }
+    NEXTTOK_DECL static chat_template builtin(std::string_view name);
 
     const std::string& name() const noexcept { return name_; }
     const std::string& source() const noexcept { return source_; }
 
     // What strftime_now() reads; by default the system clock. Tests fix it to a date.
-    void set_clock(clock_function clock) { context_.clock = std::move(clock); }
+    void set_clock(clock_function clock) { clock_ = std::move(clock); }
 
     // The prompt for `messages` (a JSON array of message objects). `variables` (a JSON object) adds
     // or overrides template variables: bos_token, eos_token, tools, documents, date_string, ...
     // chat_template_error when the template raises or does something unsupported.
-    std::string render(const nlohmann::ordered_json& messages, bool add_generation_prompt,
-                       const nlohmann::ordered_json& variables = nlohmann::ordered_json::object()) const {
-        if (!messages.is_array())
-            throw chat_template_error("chat template '" + name_ + "': messages must be a JSON array, got " +
-                                      messages.type_name());
-        if (!variables.is_object())
-            throw chat_template_error("chat template '" + name_ + "': variables must be a JSON object, got " +
-                                      variables.type_name());
-        detail::jinja::json all = detail::jinja::json::object();
-        all["messages"] = detail::jinja::json(messages);
-        all["add_generation_prompt"] = add_generation_prompt;
-        for (auto it = variables.begin(); it != variables.end(); ++it) all[it.key()] = detail::jinja::json(it.value());
-        detail::jinja::evaluator evaluator(name_, context_);
-        return evaluator.render(*body_, all);
-    }
+    NEXTTOK_DECL std::string render(const nlohmann::ordered_json& messages, bool add_generation_prompt,
+                                    const nlohmann::ordered_json& variables) const;
+    NEXTTOK_DECL std::string render(const nlohmann::ordered_json& messages, bool add_generation_prompt) const;
 
-    std::string render(std::span<const chat_message> messages, bool add_generation_prompt,
-                       const nlohmann::ordered_json& variables = nlohmann::ordered_json::object()) const {
-        return render(to_json(messages), add_generation_prompt, variables);
-    }
+    NEXTTOK_DECL std::string render(std::span<const chat_message> messages, bool add_generation_prompt,
+                                    const nlohmann::ordered_json& variables) const;
+    NEXTTOK_DECL std::string render(std::span<const chat_message> messages, bool add_generation_prompt) const;
 
 private:
+    struct parsed;  // the statements of the template (impl/chat_template.ipp)
+
     std::string name_;
     std::string source_;
-    std::shared_ptr<const detail::jinja::statement_list> body_;  // the parsed template, shared by copies
-    detail::jinja::builtin_context context_;
+    std::shared_ptr<const parsed> body_;  // shared by copies
+    clock_function clock_;                // empty: the system clock
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/chat/impl/chat_template.ipp>
+#endif

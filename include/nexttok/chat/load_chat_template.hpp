@@ -5,57 +5,24 @@
 #pragma once
 
 #include <nexttok/chat/chat_template.hpp>
-#include <nexttok/chat/chat_template_error.hpp>
-#include <nexttok/error.hpp>
+#include <nexttok/detail/config.hpp>
 #include <nexttok/io/gguf.hpp>
-#include <nexttok/io/json_limits.hpp>
-
-#include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
-#include <string>
 #include <string_view>
 
 namespace nexttok {
 
 // The template in a GGUF file's metadata; `name` picks tokenizer.chat_template.<name> (e.g. "tool_use").
-inline std::optional<chat_template> load_chat_template(const gguf_file& file, std::string_view name = {}) {
-    const std::string key = name.empty() ? "tokenizer.chat_template" : "tokenizer.chat_template." + std::string(name);
-    const std::optional<std::string_view> source = file.find_string(key);
-    if (!source) return std::nullopt;
-    return chat_template(*source, file.name() + " " + key);
-}
+NEXTTOK_DECL std::optional<chat_template> load_chat_template(const gguf_file& file, std::string_view name = {});
 
 // The template in a tokenizer_config.json; `name` picks one of a list (default: "default").
-inline std::optional<chat_template> load_chat_template_from_tokenizer_config(const std::filesystem::path& path,
-                                                                             std::string_view name = {}) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw io_error(path.string() + ": cannot open the tokenizer configuration");
-    const std::string text(std::istreambuf_iterator<char>(in), {});
-    const nlohmann::json config = parse_json_text(text, path.string());
-    if (!config.is_object() || !config.contains("chat_template") || config["chat_template"].is_null())
-        return std::nullopt;
-    const nlohmann::json& t = config["chat_template"];
-    const std::string wanted = name.empty() ? "default" : std::string(name);
-    if (t.is_string()) {
-        if (!name.empty() && name != "default") return std::nullopt;
-        return chat_template(t.get<std::string>(), path.filename().string() + " chat_template");
-    }
-    if (!t.is_array())
-        throw format_error(path.string() + ": field 'chat_template': expected a string or a list of {name, template}");
-    for (const nlohmann::json& entry : t) {
-        if (!entry.is_object() || !entry.contains("name") || !entry.contains("template") ||
-            !entry["name"].is_string() || !entry["template"].is_string())
-            throw format_error(path.string() +
-                               ": field 'chat_template': each entry must be {\"name\": string, \"template\": string}");
-        if (entry["name"].get<std::string>() == wanted)
-            return chat_template(entry["template"].get<std::string>(),
-                                 path.filename().string() + " chat_template '" + wanted + "'");
-    }
-    return std::nullopt;
-}
+NEXTTOK_DECL std::optional<chat_template> load_chat_template_from_tokenizer_config(const std::filesystem::path& path,
+                                                                                   std::string_view name = {});
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/chat/impl/load_chat_template.ipp>
+#endif

@@ -12,6 +12,13 @@
 #error "define NEXTTOK_EACH_ISA_BODY (the file to include once per kernel set) before including each_isa.hpp"
 #endif
 
+#include <nexttok/detail/isa.hpp>
+
+// The intrinsics of the higher sets, declared before (outside) their target pragmas.
+#if defined(NEXTTOK_KERNELS_DISPATCH)
+#include <immintrin.h>
+#endif
+
 #define NEXTTOK_KERNEL_PASS NEXTTOK_ISA_BASE_SET
 #include NEXTTOK_EACH_ISA_BODY
 #undef NEXTTOK_KERNEL_PASS

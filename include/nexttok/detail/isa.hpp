@@ -77,7 +77,11 @@
 #define NEXTTOK_ISA_CALL(ns, call) return ns::NEXTTOK_ISA_BASE_SET::call;
 #endif
 
-#if defined(__AVX512F__) || defined(__AVX2__) || defined(__F16C__) || defined(NEXTTOK_KERNELS_DISPATCH)
+// The intrinsics of the translation unit's own flags. The higher sets' (with dispatch) are
+// declared by detail/each_isa.hpp, which compiles those sets: <immintrin.h> then declares every
+// x86 intrinsic, about 100 MB of compiler memory in each translation unit that includes it, which
+// one that only reads tensors or caches has no use for.
+#if defined(__AVX512F__) || defined(__AVX2__) || defined(__F16C__)
 #include <immintrin.h>
 #endif
 #if defined(NEXTTOK_KERNELS_DISPATCH)

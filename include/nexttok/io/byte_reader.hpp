@@ -3,6 +3,7 @@
 // offset and the field being read. Non-owning: the bytes must outlive the reader.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 
 #include <bit>
@@ -30,10 +31,7 @@ public:
 
     // Throws format_error "<file>: <what> at offset 0x..: <message>".
     [[noreturn]] void fail(std::string_view what, const std::string& message) const { fail_at(pos_, what, message); }
-    [[noreturn]] void fail_at(std::size_t offset, std::string_view what, const std::string& message) const {
-        throw format_error(file_ + ": " + std::string(what) + " at offset " + detail::hex_offset(offset) + ": " +
-                           message);
-    }
+    [[noreturn]] NEXTTOK_DECL void fail_at(std::size_t offset, std::string_view what, const std::string& message) const;
 
     template <class T>
     requires std::is_trivially_copyable_v<T> T read(std::string_view what) {
@@ -62,12 +60,7 @@ public:
         pos_ += static_cast<std::size_t>(n);
     }
 
-    void seek(std::uint64_t offset, std::string_view what) {
-        if (offset > bytes_.size())
-            fail(what, "offset " + detail::hex_offset(offset) + " is past the end of the file (" +
-                           std::to_string(bytes_.size()) + " bytes)");
-        pos_ = static_cast<std::size_t>(offset);
-    }
+    NEXTTOK_DECL void seek(std::uint64_t offset, std::string_view what);
 
     // Throws unless n more bytes are available.
     void require(std::uint64_t n, std::string_view what) const {
@@ -94,3 +87,7 @@ inline bool add_overflows(std::uint64_t a, std::uint64_t b, std::uint64_t& out) 
 
 }  // namespace detail
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/io/impl/byte_reader.ipp>
+#endif

@@ -8,9 +8,10 @@
 // quote a short prefix only. Model and tokenizer files need fewer than 10 levels.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -44,27 +45,7 @@ Json parse_json_bounded(std::string_view text, std::string_view where, int max_d
 
 // At most `max_bytes` of `s` (cut at a UTF-8 character boundary, then "..."), with control bytes
 // written as \xNN so that a message stays on one line. Cost: O(max_bytes).
-inline std::string quote_text(std::string_view s, std::size_t max_bytes = max_quote_bytes) {
-    const bool cut = s.size() > max_bytes;
-    std::size_t n = cut ? max_bytes : s.size();
-    if (cut)
-        while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xc0) == 0x80) --n;  // s[n] continues a character
-    std::string out;
-    out.reserve(n + 3);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c < 0x20 || c == 0x7f) {
-            static constexpr char digits[] = "0123456789abcdef";
-            out += "\\x";
-            out += digits[c >> 4];
-            out += digits[c & 0xf];
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    if (cut) out += "...";
-    return out;
-}
+NEXTTOK_DECL std::string quote_text(std::string_view s, std::size_t max_bytes = max_quote_bytes);
 
 namespace detail {
 
@@ -117,7 +98,7 @@ template <class Json = nlohmann::json>
 Json parse_json_text(std::string_view text, std::string_view where, int max_depth = max_json_depth) {
     try {
         return parse_json_bounded<Json>(text, where, max_depth);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const typename Json::parse_error& e) {
         // e.byte counts from 1 and points at the character that could not be read.
         const std::size_t offset = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
         const std::string_view before = text.substr(0, offset);
@@ -132,7 +113,7 @@ Json parse_json_text(std::string_view text, std::string_view where, int max_dept
         throw format_error(std::string(where) + ": not valid JSON at line " + std::to_string(line) + ", column " +
                            std::to_string(offset - line_start + 1) + " (byte offset " + detail::hex_offset(offset) +
                            "): " + quote_text(reason, 2 * max_quote_bytes));
-    } catch (const nlohmann::json::exception& e) {
+    } catch (const typename Json::exception& e) {
         throw format_error(std::string(where) + ": not valid JSON: " + quote_text(e.what(), 2 * max_quote_bytes));
     }
 }
@@ -147,3 +128,7 @@ std::string quote_json(const Json& v, std::size_t max_bytes = max_quote_bytes) {
 }
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/io/impl/json_limits.ipp>
+#endif

@@ -3,21 +3,14 @@
 // non-owning and must not outlive it. Thread-safe for concurrent reads.
 #pragma once
 
-#include <nexttok/detail/huge_pages.hpp>
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 
-#include <cerrno>
 #include <cstddef>
-#include <cstring>
 #include <filesystem>
 #include <span>
 #include <string>
 #include <utility>
-
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace nexttok {
 
@@ -25,33 +18,8 @@ class mapped_file {
 public:
     mapped_file() = default;
 
-    explicit mapped_file(const std::filesystem::path& path) : path_(path) {
-        const std::string name = path.string();
-        const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) throw io_error(name + ": cannot open: " + std::strerror(errno));
-        struct stat st {};
-        if (::fstat(fd, &st) != 0) {
-            const int e = errno;
-            ::close(fd);
-            throw io_error(name + ": cannot stat: " + std::strerror(e));
-        }
-        if (!S_ISREG(st.st_mode)) {
-            ::close(fd);
-            throw io_error(name + ": not a regular file");
-        }
-        size_ = static_cast<std::size_t>(st.st_size);
-        if (size_ > 0) {
-            void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-            if (p == MAP_FAILED) {
-                const int e = errno;
-                ::close(fd);
-                throw io_error(name + ": cannot map " + std::to_string(size_) + " bytes: " + std::strerror(e));
-            }
-            data_ = static_cast<const std::byte*>(p);
-            detail::advise_huge_pages(data_, size_);  // where the kernel maps file pages as huge ones
-        }
-        ::close(fd);  // the mapping keeps the file alive
-    }
+    // Maps the whole file; io_error naming the file when it cannot be opened, read or mapped.
+    NEXTTOK_DECL explicit mapped_file(const std::filesystem::path& path);
 
     mapped_file(const mapped_file&) = delete;
     mapped_file& operator=(const mapped_file&) = delete;
@@ -63,9 +31,7 @@ public:
         }
         return *this;
     }
-    ~mapped_file() {
-        if (data_ != nullptr) ::munmap(const_cast<std::byte*>(data_), size_);
-    }
+    NEXTTOK_DECL ~mapped_file();
 
     std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
     const std::byte* data() const noexcept { return data_; }
@@ -87,3 +53,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/io/impl/mapped_file.ipp>
+#endif

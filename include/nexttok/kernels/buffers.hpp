@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nexttok/detail/aligned_buffer.hpp>
+#include <nexttok/detail/config.hpp>
 #include <nexttok/tensor/quant_blocks.hpp>
 #include <nexttok/tensor/tensor_view.hpp>
 
@@ -75,39 +76,7 @@ constexpr bf16_act round_to_bf16(float x) noexcept {
 // keeps the allocation when it can: a decoder sizes it once outside the token loop.
 class q8_activations {
 public:
-    void resize(std::int64_t n_tokens, std::int64_t n) {
-        n_ = n;
-        const std::int64_t full = lines(n), quarter = lines(n / 8), quads = lines((n + 127) / 128 * 128);
-        const std::int64_t octets = lines((n + 255) / 256 * 256);
-        row_lines_ = 4 * full + quarter + lines(n / 64) + lines(n / 16) + lines(n / 8) + 2 * quads + octets +
-                     2 * lines(octets * 64 / 4);
-        const auto size = static_cast<std::size_t>(n_tokens * row_lines_);
-        if (store_.size() < size) store_.resize(size);
-        rows_.resize(static_cast<std::size_t>(n_tokens));
-        for (std::int64_t t = 0; t < n_tokens; ++t) {
-            std::byte* at = store_[static_cast<std::size_t>(t * row_lines_)].bytes;
-            auto take = [&at](std::int64_t n_lines) {
-                std::byte* p = at;
-                at += 64 * n_lines;
-                return p;
-            };
-            q8_act_row& r = rows_[static_cast<std::size_t>(t)];
-            r.qs = reinterpret_cast<std::int8_t*>(take(full));
-            r.minus8_sums = reinterpret_cast<std::int32_t*>(take(full));
-            r.lane_scales = reinterpret_cast<float*>(take(full));
-            r.dsum = reinterpret_cast<float*>(take(quarter));
-            r.quad_qs = reinterpret_cast<std::int8_t*>(take(quads));
-            r.quad_minus128_sums = reinterpret_cast<std::int32_t*>(take(quads));
-            r.quad_lane_scales = reinterpret_cast<float*>(r.quad_minus128_sums + (quads * 64) / 8);
-            r.q8k_qs = reinterpret_cast<std::int8_t*>(take(full));
-            r.q8k_scales = reinterpret_cast<float*>(take(lines(n / 64)));
-            r.q8k_block_sums = reinterpret_cast<std::int16_t*>(take(lines(n / 16)));
-            r.q8k_sums16 = reinterpret_cast<std::int16_t*>(take(lines(n / 8)));
-            r.octet_qs = reinterpret_cast<std::int8_t*>(take(octets));
-            r.octet_minus8_sums = reinterpret_cast<std::int32_t*>(take(lines(octets * 64 / 4)));
-            r.octet_lane_scales = reinterpret_cast<float*>(take(lines(octets * 64 / 4)));
-        }
-    }
+    NEXTTOK_DECL void resize(std::int64_t n_tokens, std::int64_t n);
 
     // Row t := x[0, n) quantized: d = amax / 127, q = round-to-nearest-even(x / d), by the kernels
     // this translation unit is compiled for (matmul quantizes by the kernels it dispatches to; the
@@ -144,39 +113,15 @@ private:
 // reserve() outside the token loop; not thread-safe.
 class matmul_workspace {
 public:
-    void reserve(std::int64_t n_tokens, std::int64_t cols) {
-        if (n_tokens > reserved_tokens_ || cols > reserved_cols_) {
-            reserved_tokens_ = std::max(n_tokens, reserved_tokens_);
-            reserved_cols_ = std::max(cols, reserved_cols_);
-            act_.resize(reserved_tokens_, reserved_cols_);
-            if (reserved_tokens_ > 1) grow(packed_tokens_, reserved_tokens_ * reserved_cols_);
-        }
-    }
-    q8_activations& activations(std::int64_t n_tokens, std::int64_t cols) {
-        reserve(n_tokens, cols);
-        act_.resize(n_tokens, cols);  // within the reserved storage: no allocation
-        return act_;
-    }
+    NEXTTOK_DECL void reserve(std::int64_t n_tokens, std::int64_t cols);
+    NEXTTOK_DECL q8_activations& activations(std::int64_t n_tokens, std::int64_t cols);
     // n_tokens activation rows of `cols` packed as float (matmul's prefill of dense weights).
-    float* packed_tokens(std::int64_t n_tokens, std::int64_t cols) {
-        reserve(n_tokens, cols);
-        grow(packed_tokens_, n_tokens * cols);
-        return packed_tokens_.data();
-    }
+    NEXTTOK_DECL float* packed_tokens(std::int64_t n_tokens, std::int64_t cols);
     // n_tokens activation rows of `cols` rounded to bfloat16 (matmul of bfloat16 weights), row t at
     // + t * cols. Grows on the first call of a size, then keeps its storage.
-    bf16_act* rounded_tokens(std::int64_t n_tokens, std::int64_t cols) {
-        grow(rounded_, n_tokens * cols);
-        return rounded_.data();
-    }
+    NEXTTOK_DECL bf16_act* rounded_tokens(std::int64_t n_tokens, std::int64_t cols);
     // Thread `thread`'s block of `floats` packed weights, for threads [0, n_threads).
-    float* packed_rows(int thread, int n_threads, std::int64_t floats) {
-        const auto threads = static_cast<std::size_t>(n_threads);
-        if (packed_rows_.size() < threads) packed_rows_.resize(threads);
-        auto& rows = packed_rows_[static_cast<std::size_t>(thread)];
-        grow(rows, floats);
-        return rows.data();
-    }
+    NEXTTOK_DECL float* packed_rows(int thread, int n_threads, std::int64_t floats);
 
 private:
     template <class T>
@@ -220,13 +165,7 @@ struct attention_shape {
 // key/value head. reserve() once outside the token loop; causal_attention allocates nothing.
 class attention_workspace {
 public:
-    void reserve(const attention_shape& s, int n_threads, std::int64_t max_positions) {
-        group_ = s.n_heads / s.n_kv_heads;
-        positions_ = max_positions;
-        scores_.resize(static_cast<std::size_t>(n_threads * group_ * max_positions));
-        outputs_.resize(static_cast<std::size_t>(n_threads * group_ * s.head_dim));
-        head_dim_ = s.head_dim;
-    }
+    NEXTTOK_DECL void reserve(const attention_shape& s, int n_threads, std::int64_t max_positions);
     std::int64_t positions() const noexcept { return positions_; }
     // Thread t's scores: head k of its task at [k * positions(), + n_pos).
     float* scores(int t) noexcept { return scores_.data() + static_cast<std::size_t>(t * group_ * positions_); }
@@ -253,3 +192,7 @@ struct q8_0_row {
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/kernels/impl/buffers.ipp>
+#endif

@@ -10,13 +10,10 @@
 // the set the translation unit's flags give.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/detail/isa.hpp>
-#include <nexttok/error.hpp>
 
 #include <atomic>
-#include <cstdlib>
-#include <string>
-#include <string_view>
 #include <vector>
 
 namespace nexttok {
@@ -49,15 +46,7 @@ inline int highest_level() noexcept {
 }
 
 // NEXTTOK_ISA's level, or -1 when it is unset.
-inline int requested_level() {
-    const char* value = std::getenv("NEXTTOK_ISA");
-    if (value == nullptr || *value == '\0') return -1;
-    const std::string_view v(value);
-    if (v == "avx512") return 2;
-    if (v == "avx2") return 1;
-    if (v == "portable") return 0;
-    throw invalid_argument_error("NEXTTOK_ISA: '" + std::string(v) + "' is not one of avx512, avx2, portable");
-}
+NEXTTOK_DECL int requested_level();
 
 inline int clamp_level(int level) noexcept {
     const int high = highest_level();
@@ -67,13 +56,7 @@ inline int clamp_level(int level) noexcept {
 
 // The level in use: NEXTTOK_ISA's (clamped) or the highest, decided at the first call (which
 // throws invalid_argument_error for an unknown NEXTTOK_ISA, and again at every later call).
-inline std::atomic<int>& level_in_use() {
-    static std::atomic<int> level{[] {
-        const int requested = requested_level();
-        return requested < 0 ? highest_level() : clamp_level(requested);
-    }()};
-    return level;
-}
+NEXTTOK_DECL std::atomic<int>& level_in_use();
 
 inline int active_level() { return level_in_use().load(std::memory_order_relaxed); }
 
@@ -83,24 +66,15 @@ inline int active_level() { return level_in_use().load(std::memory_order_relaxed
 inline kernel_isa active_kernel_isa() { return static_cast<kernel_isa>(detail::isa::active_level()); }
 
 // The kernel sets this program can run on this CPU, lowest first.
-inline std::vector<kernel_isa> available_kernel_isas() {
-    std::vector<kernel_isa> sets;
-    for (int l = detail::isa::lowest_level(); l <= detail::isa::highest_level(); ++l)
-        sets.push_back(static_cast<kernel_isa>(l));
-    return sets;
-}
+NEXTTOK_DECL std::vector<kernel_isa> available_kernel_isas();
 
 // Makes matmul and attention run `isa` from now on (tests and benchmarks compare the sets). Not
 // while another thread runs a forward step. Throws invalid_argument_error when `isa` is not among
 // available_kernel_isas().
-inline void set_kernel_isa(kernel_isa isa) {
-    const int level = static_cast<int>(isa);
-    if (level < detail::isa::lowest_level() || level > detail::isa::highest_level())
-        throw invalid_argument_error(std::string("set_kernel_isa: this program cannot run the ") +
-                                     kernel_isa_name(isa) + " kernels on this CPU (it can run " +
-                                     kernel_isa_name(static_cast<kernel_isa>(detail::isa::lowest_level())) + " up to " +
-                                     kernel_isa_name(static_cast<kernel_isa>(detail::isa::highest_level())) + ")");
-    detail::isa::level_in_use().store(level, std::memory_order_relaxed);
-}
+NEXTTOK_DECL void set_kernel_isa(kernel_isa isa);
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/kernels/impl/kernel_isa.ipp>
+#endif

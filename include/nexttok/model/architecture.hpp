@@ -8,6 +8,8 @@
 // one tensor table; a genuinely new piece is one enumerator and one kernel.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -193,32 +195,17 @@ inline constexpr std::array<architecture_traits, 3> known_architectures{{
      architectures::gpt2_tensors},
 }};
 
-inline std::optional<architecture_traits> find_architecture(std::string_view name) noexcept {
-    for (const architecture_traits& a : known_architectures)
-        if (a.name == name) return a;
-    return std::nullopt;
-}
+NEXTTOK_DECL std::optional<architecture_traits> find_architecture(std::string_view name) noexcept;
 
 // The family whose Hugging Face class (config.json "architectures"[0]) is `cls`.
-inline std::optional<architecture_traits> find_hf_architecture(std::string_view cls) noexcept {
-    for (const architecture_traits& a : known_architectures)
-        for (std::string_view c : a.hf.classes)
-            if (!c.empty() && c == cls) return a;
-    return std::nullopt;
-}
+NEXTTOK_DECL std::optional<architecture_traits> find_hf_architecture(std::string_view cls) noexcept;
 
-inline std::string known_architecture_names() {
-    std::string s;
-    for (const architecture_traits& a : known_architectures) s += (s.empty() ? "" : ", ") + std::string(a.name);
-    return s;
-}
-
-inline std::string known_hf_class_names() {
-    std::string s;
-    for (const architecture_traits& a : known_architectures)
-        for (std::string_view c : a.hf.classes)
-            if (!c.empty()) s += (s.empty() ? "" : ", ") + std::string(c);
-    return s;
-}
+// The GGUF names and the Hugging Face classes of the known families, for messages ("llama, qwen2, gpt2").
+NEXTTOK_DECL std::string known_architecture_names();
+NEXTTOK_DECL std::string known_hf_class_names();
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/model/impl/architecture.ipp>
+#endif

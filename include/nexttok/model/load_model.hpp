@@ -3,6 +3,7 @@
 // header, which the loader validates).
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/io/gguf.hpp>
 #include <nexttok/model/gguf_loader.hpp>
@@ -10,34 +11,21 @@
 #include <nexttok/model/llama2c_loader.hpp>
 #include <nexttok/model/load_options.hpp>
 
-#include <cstdint>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <string>
 
 namespace nexttok {
 
-inline bool is_gguf_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw io_error(path.string() + ": cannot open");
-    std::uint32_t magic = 0;
-    in.read(reinterpret_cast<char*>(&magic), sizeof magic);
-    return in.gcount() == sizeof magic && magic == gguf_magic;
-}
+// Whether the file starts with the GGUF magic; io_error naming it when it cannot be opened.
+NEXTTOK_DECL bool is_gguf_file(const std::filesystem::path& path);
 
 // options: what the loader checks (load_options.hpp; by default the weights of models up to 2 GiB
 // are scanned for NaN and inf).
-inline std::shared_ptr<const model> load_model(const std::filesystem::path& path, const load_options& options = {}) {
-    if (std::filesystem::is_directory(path)) return load_hf_model(path, options);
-    if (is_gguf_file(path)) return load_gguf_model(path, options);
-    try {
-        return load_llama2c_model(path, options);
-    } catch (const format_error& e) {
-        throw format_error(std::string(e.what()) +
-                           " (the file does not start with the GGUF magic, so it was read as a llama2.c checkpoint)");
-    }
-}
+NEXTTOK_DECL std::shared_ptr<const model> load_model(const std::filesystem::path& path,
+                                                     const load_options& options = {});
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/model/impl/load_model.ipp>
+#endif

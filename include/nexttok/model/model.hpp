@@ -3,7 +3,7 @@
 // loading; share it with std::shared_ptr<const model> between decoders.
 #pragma once
 
-#include <nexttok/detail/huge_pages.hpp>
+#include <nexttok/detail/config.hpp>
 #include <nexttok/io/gguf.hpp>
 #include <nexttok/io/mapped_file.hpp>
 #include <nexttok/io/safetensors.hpp>
@@ -31,13 +31,7 @@ public:
         std::size_t size = 0;
         std::string name = "<memory>";
 
-        static memory_buffer allocate(std::size_t size, std::string name) {
-            memory_buffer b;
-            b.size = size;
-            b.name = std::move(name);
-            b.bytes = detail::allocate_buffer(size);
-            return b;
-        }
+        NEXTTOK_DECL static memory_buffer allocate(std::size_t size, std::string name);
     };
     // A Hugging Face directory: its safetensors shards (mapped), plus the tensors the loader had
     // to convert (transposed GPT-2 Conv1D weights), owned here.
@@ -49,8 +43,7 @@ public:
     // What holds the weights; the views in `weights` point into it.
     using source = std::variant<gguf_file, mapped_file, hf_files, memory_buffer>;
 
-    model(model_config config, model_weights weights, source src)
-            : config_(std::move(config)), weights_(std::move(weights)), source_(std::move(src)) {}
+    NEXTTOK_DECL model(model_config config, model_weights weights, source src);
 
     model(const model&) = delete;
     model& operator=(const model&) = delete;
@@ -65,30 +58,13 @@ public:
     // The GGUF metadata (for the tokenizer, say), or nullptr for a llama2.c checkpoint.
     const gguf_file* gguf() const noexcept { return std::get_if<gguf_file>(&source_); }
     // The file or directory the model was loaded from (empty for a model built in memory).
-    std::filesystem::path path() const {
-        if (const gguf_file* g = gguf()) return g->file().path();
-        if (const mapped_file* f = std::get_if<mapped_file>(&source_)) return f->path();
-        if (const hf_files* h = std::get_if<hf_files>(&source_)) return h->dir;
-        return {};
-    }
+    NEXTTOK_DECL std::filesystem::path path() const;
 
     // The file name used in messages ("<memory>" for a model built in memory).
-    std::string file_name() const {
-        if (const gguf_file* g = gguf()) return g->name();
-        if (const mapped_file* f = std::get_if<mapped_file>(&source_)) return f->name();
-        if (const hf_files* h = std::get_if<hf_files>(&source_)) return h->dir.filename().string();
-        return std::get<memory_buffer>(source_).name;
-    }
+    NEXTTOK_DECL std::string file_name() const;
 
     // Bytes of weights one decode step reads (the classifier once, even when tied).
-    std::uint64_t weight_bytes() const noexcept {
-        std::uint64_t n = weights_.output_norm.n_bytes + weights_.output.n_bytes;
-        for (const layer_weights& l : weights_.layers)
-            for (const tensor_view* t : {&l.attn_norm, &l.attn_q, &l.attn_k, &l.attn_v, &l.attn_output, &l.ffn_norm,
-                                         &l.ffn_gate, &l.ffn_up, &l.ffn_down})
-                n += t->n_bytes;
-        return n;
-    }
+    NEXTTOK_DECL std::uint64_t weight_bytes() const noexcept;
 
 private:
     model_config config_;
@@ -97,3 +73,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/model/impl/model.ipp>
+#endif

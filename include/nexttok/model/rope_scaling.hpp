@@ -15,12 +15,11 @@
 // by d positions under the rotation of angle d * omega_i (magnitude 1), as a context shift needs.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <numbers>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,66 +68,12 @@ struct rope_scaling_config {
 
     // Throws format_error "<file>: hyper-parameters: rope_scaling...: <what>" for numbers that
     // cannot describe a scaling.
-    void validate(const std::string& file, std::int64_t rope_dim) const {
-        auto fail = [&](const std::string& what) {
-            throw format_error(file + ": hyper-parameters: rope_scaling (" + std::string(rope_scaling_name(type)) +
-                               "): " + what);
-        };
-        if (!(factor > 0.0f) || !std::isfinite(factor)) fail("factor = " + std::to_string(factor) + " (expected > 0)");
-        if (type == rope_scaling_type::yarn) {
-            if (original_max_seq_len <= 0)
-                fail("original context length = " + std::to_string(original_max_seq_len) + " (expected > 0)");
-            if (!(beta_fast > 0.0f) || !(beta_slow > 0.0f))
-                fail("beta_fast = " + std::to_string(beta_fast) + ", beta_slow = " + std::to_string(beta_slow) +
-                     " (expected > 0)");
-            if (!std::isfinite(ext_factor) || !std::isfinite(attn_factor))
-                fail("ext_factor and attn_factor must be finite");
-        }
-        if (!freq_factors.empty() && static_cast<std::int64_t>(freq_factors.size()) != rope_dim / 2)
-            fail(std::to_string(freq_factors.size()) +
-                 " frequency factors (expected rope_dim / 2 = " + std::to_string(rope_dim / 2) + ")");
-        for (std::size_t i = 0; i < freq_factors.size(); ++i)
-            if (!(freq_factors[i] > 0.0f) || !std::isfinite(freq_factors[i]))
-                fail("frequency factor " + std::to_string(i) + " = " + std::to_string(freq_factors[i]) +
-                     " (expected > 0)");
-    }
+    NEXTTOK_DECL void validate(const std::string& file, std::int64_t rope_dim) const;
 };
 
-namespace detail {
-
-// ggml_rope_yarn_corr_dim: the pair index whose frequency turns n_rot times over n_ctx_orig positions.
-inline double yarn_corr_dim(std::int64_t rope_dim, std::int64_t n_ctx_orig, double n_rot, double theta) noexcept {
-    return static_cast<double>(rope_dim) *
-           std::log(static_cast<double>(n_ctx_orig) / (n_rot * 2.0 * std::numbers::pi)) / (2.0 * std::log(theta));
-}
-
-}  // namespace detail
-
 // omega_i (radians per position) of the rope_dim / 2 rotated pairs, in double; see the top of the file.
-inline std::vector<double> rope_pair_frequencies(const rope_scaling_config& s, std::int64_t rope_dim, float theta) {
-    const std::int64_t n_pairs = rope_dim / 2;
-    std::vector<double> omega(static_cast<std::size_t>(n_pairs));
-    const double freq_scale =
-        s.type == rope_scaling_type::linear || s.type == rope_scaling_type::yarn ? 1.0 / s.factor : 1.0;
-    double low = 0.0, high = 0.0;
-    if (s.type == rope_scaling_type::yarn) {
-        low = std::max(0.0, std::floor(detail::yarn_corr_dim(rope_dim, s.original_max_seq_len, s.beta_fast, theta)));
-        high = std::min(static_cast<double>(rope_dim - 1),
-                        std::ceil(detail::yarn_corr_dim(rope_dim, s.original_max_seq_len, s.beta_slow, theta)));
-    }
-    for (std::int64_t i = 0; i < n_pairs; ++i) {
-        double f = rope_frequency(i, rope_dim, theta);
-        if (!s.freq_factors.empty()) f /= static_cast<double>(s.freq_factors[static_cast<std::size_t>(i)]);
-        double scale = freq_scale;
-        if (s.type == rope_scaling_type::yarn) {
-            const double y = (static_cast<double>(i) - low) / std::max(0.001, high - low);
-            const double ramp = (1.0 - std::clamp(y, 0.0, 1.0)) * s.ext_factor;
-            scale = freq_scale * (1.0 - ramp) + ramp;
-        }
-        omega[static_cast<std::size_t>(i)] = f * scale;
-    }
-    return omega;
-}
+NEXTTOK_DECL std::vector<double> rope_pair_frequencies(const rope_scaling_config& s, std::int64_t rope_dim,
+                                                       float theta);
 
 // The factor on cos and sin (so on q and k): YaRN's attn_factor * (1 + 0.1 ln(factor)) when its
 // ramp is on (ext_factor != 0), as ggml's rope_yarn; 1 otherwise.
@@ -143,27 +88,12 @@ inline double rope_magnitude(const rope_scaling_config& s) noexcept {
 // pair's wavelength w = 2 pi / theta^(-2i/rope_dim) (float32, as both do) and the original context
 // L, 1 where w < L / high_freq_factor, factor where w > L / low_freq_factor, and between them
 // 1 / ((1 - s) / factor + s) with s = (L / w - low_freq_factor) / (high_freq_factor - low_freq_factor).
-inline std::vector<float> llama3_frequency_factors(std::int64_t rope_dim, float theta, float factor,
-                                                   float low_freq_factor, float high_freq_factor,
-                                                   std::int64_t original_max_seq_len) {
-    std::vector<float> factors(static_cast<std::size_t>(rope_dim / 2));
-    const double old_len = static_cast<double>(original_max_seq_len);
-    const double low_wavelen = old_len / low_freq_factor, high_wavelen = old_len / high_freq_factor;
-    for (std::int64_t i = 0; i < rope_dim / 2; ++i) {
-        // torch: 1.0 / (base ** (arange(0, dim, 2, dtype=float32) / dim)), all in float32.
-        const float exponent = static_cast<float>(2 * i) / static_cast<float>(rope_dim);
-        const float freq = 1.0f / std::pow(theta, exponent);
-        const double wavelen = 2.0 * std::numbers::pi / static_cast<double>(freq);
-        double f = 1.0;
-        if (wavelen > low_wavelen) {
-            f = factor;
-        } else if (wavelen >= high_wavelen) {
-            const double smooth = (old_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor);
-            f = 1.0 / ((1.0 - smooth) / factor + smooth);
-        }
-        factors[static_cast<std::size_t>(i)] = static_cast<float>(f);
-    }
-    return factors;
-}
+NEXTTOK_DECL std::vector<float> llama3_frequency_factors(std::int64_t rope_dim, float theta, float factor,
+                                                         float low_freq_factor, float high_freq_factor,
+                                                         std::int64_t original_max_seq_len);
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/model/impl/rope_scaling.ipp>
+#endif

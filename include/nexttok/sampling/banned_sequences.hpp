@@ -7,17 +7,15 @@
 // Cost per apply: O(total length of the sequences).
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/detail/id_mask.hpp>
 #include <nexttok/sampling/detail/token_history.hpp>
 #include <nexttok/types.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <string>
-#include <utility>
 #include <vector>
 
 namespace nexttok {
@@ -25,20 +23,9 @@ namespace nexttok {
 class banned_sequences {
 public:
     // Throws invalid_argument_error for an empty sequence or a negative id.
-    explicit banned_sequences(std::vector<std::vector<token_id>> sequences)
-            : sequences_(std::move(sequences)), context_(longest_prefix_(sequences_)) {}
+    NEXTTOK_DECL explicit banned_sequences(std::vector<std::vector<token_id>> sequences);
 
-    void apply(candidates& c) {
-        banned_.reserve(c.size());
-        for (const auto& s : sequences_) {
-            const std::size_t prefix = s.size() - 1;
-            if (prefix > context_.size()) continue;
-            bool match = true;
-            for (std::size_t k = 0; k < prefix && match; ++k) match = context_.from_end(prefix - 1 - k) == s[k];
-            if (match) banned_.mark(s.back());
-        }
-        banned_.remove_from(c);
-    }
+    NEXTTOK_DECL void apply(candidates& c);
 
     void accept(token_id t) { context_.push(t); }
     void reset() { context_.clear(); }
@@ -46,16 +33,7 @@ public:
     const std::vector<std::vector<token_id>>& sequences() const noexcept { return sequences_; }
 
 private:
-    static std::int64_t longest_prefix_(const std::vector<std::vector<token_id>>& sequences) {
-        std::size_t longest = 0;
-        for (const auto& s : sequences) {
-            if (s.empty()) throw invalid_argument_error("banned_sequences: an empty sequence");
-            for (token_id t : s)
-                if (t < 0) throw invalid_argument_error("banned_sequences: negative token id " + std::to_string(t));
-            longest = std::max(longest, s.size() - 1);
-        }
-        return static_cast<std::int64_t>(longest);
-    }
+    NEXTTOK_DECL static std::int64_t longest_prefix_(const std::vector<std::vector<token_id>>& sequences);
 
     std::vector<std::vector<token_id>> sequences_;
     detail::token_history context_;  // the last (longest sequence - 1) accepted tokens
@@ -63,3 +41,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/banned_sequences.ipp>
+#endif

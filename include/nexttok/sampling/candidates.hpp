@@ -15,15 +15,13 @@
 // reuse it for every token. Not thread-safe: one chain, one thread at a time.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/types.hpp>
 
 #include <algorithm>
-#include <cassert>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <numeric>
 #include <span>
 #include <vector>
 
@@ -42,36 +40,14 @@ struct candidates {
 
     // Loads a fresh set: ids 0..V-1 with the given logits (V = vocab_logits.size()), unsorted, no
     // probabilities. Precondition: no logit is NaN (checked by a debug assertion only, hot path).
-    void assign(std::span<const float> vocab_logits) {
-        const std::size_t n = vocab_logits.size();
-        assert(n <= std::size_t{std::numeric_limits<std::uint32_t>::max()});
-        assert(std::none_of(vocab_logits.begin(), vocab_logits.end(), [](float x) { return std::isnan(x); }));
-        reserve_(n);
-        ids.resize(n);
-        std::iota(ids.begin(), ids.end(), token_id{0});
-        logits.assign(vocab_logits.begin(), vocab_logits.end());
-        probs.resize(n);
-        sorted = false;
-        probs_valid = false;
-    }
+    NEXTTOK_DECL void assign(std::span<const float> vocab_logits);
 
     std::size_t size() const noexcept { return ids.size(); }
     bool empty() const noexcept { return ids.empty(); }
 
     // probs = softmax(logits) over the current set, in float with the maximum subtracted first
     // (llama.cpp's llama_sampler_softmax_impl, without its sort). Summation runs in array order.
-    void softmax() {
-        if (empty()) return;
-        const float max_l = max_logit();
-        float sum = 0.0f;
-        for (std::size_t i = 0; i < size(); ++i) {
-            const float p = std::exp(logits[i] - max_l);
-            probs[i] = p;
-            sum += p;
-        }
-        for (float& p : probs) p /= sum;
-        probs_valid = true;
-    }
+    NEXTTOK_DECL void softmax();
 
     // Largest logit of the current set; -inf when empty.
     float max_logit() const noexcept {
@@ -100,50 +76,16 @@ struct candidates {
     }
 
     // Sorts the whole set into the order above. O(n log n); no-op when already sorted.
-    void sort() {
-        if (sorted) return;
-        fill_order_();
-        std::sort(order_.begin(), order_.end(), rank_order_{this});
-        gather_(size());
-        sorted = true;
-    }
+    NEXTTOK_DECL void sort();
 
     // Puts the n first entries of the sorted order at the front, in order, and leaves the others
     // behind them in their previous relative order (so the result is defined, not library-dependent).
     // O(n_total + n log n). Sets `sorted` only when n covers the whole set.
-    void sort_prefix(std::size_t n) {
-        if (sorted) return;
-        if (n + 1 >= size()) {
-            sort();
-            return;
-        }
-        if (n == 0) return;
-        select_top_(n);
-        // The remainder: every position that ranks after the last selected one, in original order.
-        const std::uint32_t last = order_[n - 1];
-        std::size_t out = n;
-        for (std::uint32_t pos = 0; pos < size(); ++pos)
-            if (ranks_before_(last, pos)) order_[out++] = pos;
-        assert(out == size());
-        gather_(size());
-    }
+    NEXTTOK_DECL void sort_prefix(std::size_t n);
 
     // Keeps the k first entries of the sorted order, sorted (llama.cpp's top-k partial sort).
     // k >= size() sorts everything and removes nothing. O(n + k log k).
-    void keep_top(std::size_t k) {
-        if (k >= size()) {
-            sort();
-            return;
-        }
-        if (sorted) {
-            truncate(k);
-            return;
-        }
-        if (k > 0) select_top_(k);
-        gather_(k);
-        sorted = true;
-        probs_valid = false;
-    }
+    NEXTTOK_DECL void keep_top(std::size_t k);
 
     // Keeps the first n entries of the current order (never allocates: erase, not resize).
     void truncate(std::size_t n) {
@@ -181,15 +123,7 @@ private:
     std::vector<float> logits_scratch_;
     std::vector<float> probs_scratch_;
 
-    void reserve_(std::size_t n) {
-        ids.reserve(n);
-        logits.reserve(n);
-        probs.reserve(n);
-        order_.reserve(n);
-        ids_scratch_.reserve(n);
-        logits_scratch_.reserve(n);
-        probs_scratch_.reserve(n);
-    }
+    NEXTTOK_DECL void reserve_(std::size_t n);
 
     // True when position a comes before position b in the sorted order.
     bool ranks_before_(std::size_t a, std::size_t b) const noexcept {
@@ -200,60 +134,24 @@ private:
         bool operator()(std::uint32_t a, std::uint32_t b) const noexcept { return c->ranks_before_(a, b); }
     };
 
-    void fill_order_() {
-        order_.resize(size());
-        std::iota(order_.begin(), order_.end(), std::uint32_t{0});
-    }
+    NEXTTOK_DECL void fill_order_();
 
     // order_[0..n) = the n top positions, in sorted order; order_[n..) unspecified. Precondition:
     // 0 < n < size().
-    void select_top_(std::size_t n) {
-        if (n * heap_ratio_ <= size()) {
-            select_top_heap_(n);
-            return;
-        }
-        fill_order_();
-        const auto mid = order_.begin() + static_cast<std::ptrdiff_t>(n);
-        std::nth_element(order_.begin(), mid - 1, order_.end(), rank_order_{this});
-        std::sort(order_.begin(), mid - 1, rank_order_{this});
-    }
+    NEXTTOK_DECL void select_top_(std::size_t n);
 
     // For n much smaller than the set (top-k 40 of a 128k vocabulary): one pass keeping a heap of the
     // n best, whose root is the worst of them. Most candidates fail one float comparison against the
     // root's logit, so this costs O(size) cheap steps instead of nth_element's indirect shuffling.
     static constexpr std::size_t heap_ratio_ = 8;
-    void select_top_heap_(std::size_t n) {
-        const rank_order_ cmp{this};
-        order_.resize(n);
-        std::iota(order_.begin(), order_.end(), std::uint32_t{0});
-        std::make_heap(order_.begin(), order_.end(), cmp);
-        float worst = logits[order_.front()];
-        for (std::uint32_t pos = static_cast<std::uint32_t>(n); pos < size(); ++pos) {
-            if (logits[pos] < worst || !cmp(pos, order_.front())) continue;
-            std::pop_heap(order_.begin(), order_.end(), cmp);
-            order_.back() = pos;
-            std::push_heap(order_.begin(), order_.end(), cmp);
-            worst = logits[order_.front()];
-        }
-        std::sort_heap(order_.begin(), order_.end(), cmp);
-        order_.resize(size());  // callers may write the remainder behind the prefix
-    }
+    NEXTTOK_DECL void select_top_heap_(std::size_t n);
 
     // The set becomes entries order_[0..n_out), in that order.
-    void gather_(std::size_t n_out) {
-        ids_scratch_.resize(n_out);
-        logits_scratch_.resize(n_out);
-        probs_scratch_.resize(n_out);
-        for (std::size_t i = 0; i < n_out; ++i) {
-            const std::uint32_t from = order_[i];
-            ids_scratch_[i] = ids[from];
-            logits_scratch_[i] = logits[from];
-            probs_scratch_[i] = probs[from];
-        }
-        ids.swap(ids_scratch_);
-        logits.swap(logits_scratch_);
-        probs.swap(probs_scratch_);
-    }
+    NEXTTOK_DECL void gather_(std::size_t n_out);
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/candidates.ipp>
+#endif

@@ -17,8 +17,8 @@
 // across platforms also needs the same libm).
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/sampling/candidates.hpp>
-#include <nexttok/sampling/detail/draw.hpp>
 #include <nexttok/sampling/rng.hpp>
 #include <nexttok/sampling/token_distribution.hpp>
 #include <nexttok/types.hpp>
@@ -32,15 +32,7 @@ class categorical {
 public:
     explicit categorical(std::uint64_t seed) noexcept : seed_(seed), rng_(seed) {}
 
-    token_id select(candidates& c) {
-        if (c.empty()) return no_token;
-        if (c.size() == 1) {
-            c.probs[0] = 1.0f;
-            c.probs_valid = true;
-            return c.ids[0];
-        }
-        return c.ids[detail::draw_position(c, rng_)];
-    }
+    NEXTTOK_DECL token_id select(candidates& c);
 
     token_distribution distribution(candidates& c) const {
         c.softmax();
@@ -58,3 +50,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/categorical.ipp>
+#endif

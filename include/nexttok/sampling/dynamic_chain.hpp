@@ -15,6 +15,7 @@
 // selector is not used; accept() and reset() reach it all the same (see sampler_chain.hpp).
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/sampling/any_processor.hpp>
 #include <nexttok/sampling/any_selector.hpp>
@@ -24,7 +25,6 @@
 #include <nexttok/sampling/token_distribution.hpp>
 #include <nexttok/types.hpp>
 
-#include <cassert>
 #include <cstddef>
 #include <span>
 #include <utility>
@@ -39,39 +39,19 @@ public:
 
     // As a processor of another chain: every processor of this chain, in order, on c (the selector
     // is not used; last_candidates() and last_logprob() are left as they were).
-    void apply(candidates& c) {
-        for (auto& p : processors_) p.apply(c);
-    }
+    NEXTTOK_DECL void apply(candidates& c);
 
     // Throws invalid_argument_error for empty logits, sampling_error when the processors removed every
     // candidate.
-    token_id sample(std::span<const float> logits) {
-        const token_id token = selector_.select(last_.process(
-            logits, [this](candidates& c) { apply(c); }, "dynamic_chain", "sample"));
-        assert(token != no_token && "a selector must pick a token of a non-empty set");
-        last_.chose(token);
-        accept(token);
-        return token;
-    }
+    NEXTTOK_DECL token_id sample(std::span<const float> logits);
 
     bool has_distribution() const noexcept { return selector_.has_distribution() && !draws_random_numbers(); }
 
     // Whether a processor draws random numbers in apply() (XTC, or a nested chain holding one).
-    bool draws_random_numbers() const noexcept {
-        for (const auto& p : processors_)
-            if (p.draws_random_numbers()) return true;
-        return false;
-    }
+    NEXTTOK_DECL bool draws_random_numbers() const noexcept;
 
     // See sampler_chain::distribution. Throws unsupported_error unless has_distribution().
-    token_distribution distribution(std::span<const float> logits) {
-        if (!selector_.has_distribution())
-            throw unsupported_error(
-                "dynamic_chain::distribution: the selector has no distribution that can be stated without drawing "
-                "(e.g. mirostat)");
-        return selector_.distribution(last_.process(
-            logits, [this](candidates& c) { apply(c); }, "dynamic_chain", "distribution", draws_random_numbers()));
-    }
+    NEXTTOK_DECL token_distribution distribution(std::span<const float> logits);
 
     // See sampler_chain::choose.
     void choose(token_id token) {
@@ -79,16 +59,9 @@ public:
         accept(token);
     }
 
-    void accept(token_id token) {
-        for (auto& p : processors_) p.accept(token);
-        selector_.accept(token);
-    }
+    NEXTTOK_DECL void accept(token_id token);
 
-    void reset() {
-        for (auto& p : processors_) p.reset();
-        selector_.reset();
-        last_.reset();
-    }
+    NEXTTOK_DECL void reset();
 
     // See sampler_chain::last_logprob (lazy, cached) and last_candidates.
     float last_logprob() const noexcept { return last_.logprob(); }
@@ -103,3 +76,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/dynamic_chain.ipp>
+#endif

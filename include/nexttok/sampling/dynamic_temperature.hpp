@@ -11,12 +11,11 @@
 // last_temperature() reports the t_dyn of the last apply (for tests and logging). Not thread-safe.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/detail/validate.hpp>
 #include <nexttok/sampling/temperature.hpp>
 
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
 
 namespace nexttok {
@@ -30,25 +29,7 @@ public:
         detail::require_not_nan(exponent, "dynamic_temperature", "exponent");
     }
 
-    void apply(candidates& c) {
-        if (range_ <= 0.0f) {
-            last_t_ = t_;
-            temperature(t_).apply(c);
-            return;
-        }
-        if (c.size() <= 1) return;
-        const float t_min = std::max(0.0f, t_ - range_);
-        const float t_max = t_ + range_;
-        const float max_entropy = -std::log(1.0f / static_cast<float>(c.size()));
-        c.sort();
-        c.softmax();
-        float entropy = 0.0f;
-        for (float p : c.probs)
-            if (p > 0.0f) entropy -= p * std::log(p);
-        const float normalized = entropy / max_entropy;
-        last_t_ = t_min + (t_max - t_min) * std::pow(normalized, exponent_);
-        temperature(last_t_).apply(c);
-    }
+    NEXTTOK_DECL void apply(candidates& c);
 
     float t() const noexcept { return t_; }
     float range() const noexcept { return range_; }
@@ -61,3 +42,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/dynamic_temperature.ipp>
+#endif

@@ -9,11 +9,10 @@
 // llama.cpp has no epsilon sampler.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/sampling/candidates.hpp>
-#include <nexttok/sampling/detail/kth_logit.hpp>
 #include <nexttok/sampling/detail/validate.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -26,11 +25,7 @@ public:
         detail::require_not_nan(epsilon, "epsilon_cutoff", "epsilon");
     }
 
-    void apply(candidates& c) {
-        if (epsilon_ <= 0.0f || c.empty()) return;
-        c.softmax();
-        detail::keep_probable_or_top(c, epsilon_, min_keep_, scratch_);
-    }
+    NEXTTOK_DECL void apply(candidates& c);
 
     float epsilon() const noexcept { return epsilon_; }
     std::size_t min_keep() const noexcept { return min_keep_; }
@@ -42,3 +37,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/epsilon_cutoff.ipp>
+#endif

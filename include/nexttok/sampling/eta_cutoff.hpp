@@ -9,12 +9,10 @@
 // has no eta sampler.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/sampling/candidates.hpp>
-#include <nexttok/sampling/detail/kth_logit.hpp>
 #include <nexttok/sampling/detail/validate.hpp>
 
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -27,20 +25,10 @@ public:
         detail::require_not_nan(epsilon, "eta_cutoff", "epsilon");
     }
 
-    void apply(candidates& c) {
-        if (epsilon_ <= 0.0f || c.empty()) return;
-        detail::keep_probable_or_top(c, eta(c), min_keep_, scratch_);  // eta() computes the softmax
-    }
+    NEXTTOK_DECL void apply(candidates& c);
 
     // The cutoff eta for the current probabilities of c (computes a softmax).
-    float eta(candidates& c) const {
-        c.softmax();
-        double entropy = 0.0;
-        for (float p : c.probs)
-            if (p > 0.0f) entropy -= static_cast<double>(p) * std::log(static_cast<double>(p));
-        const double eps = epsilon_;
-        return static_cast<float>(std::min(eps, std::sqrt(eps) * std::exp(-entropy)));
-    }
+    NEXTTOK_DECL float eta(candidates& c) const;
 
     float epsilon() const noexcept { return epsilon_; }
     std::size_t min_keep() const noexcept { return min_keep_; }
@@ -52,3 +40,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/eta_cutoff.ipp>
+#endif

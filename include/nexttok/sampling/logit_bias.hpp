@@ -7,14 +7,12 @@
 // sampling_error. Stateless; cost O(entries) while the set is the whole vocabulary in id order.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/types.hpp>
 
-#include <cmath>
 #include <cstddef>
-#include <string>
-#include <utility>
 #include <vector>
 
 namespace nexttok {
@@ -27,28 +25,9 @@ struct token_bias {
 class logit_bias {
 public:
     // Throws invalid_argument_error for a negative id, a NaN or +infinite bias.
-    explicit logit_bias(std::vector<token_bias> biases) : biases_(std::move(biases)) {
-        for (const auto& b : biases_) {
-            if (b.id < 0) throw invalid_argument_error("logit_bias: token id " + std::to_string(b.id) + " is negative");
-            if (std::isnan(b.bias) || b.bias == INFINITY)
-                throw invalid_argument_error("logit_bias: token " + std::to_string(b.id) +
-                                             ": bias must be finite or -inf");
-        }
-    }
+    NEXTTOK_DECL explicit logit_bias(std::vector<token_bias> biases);
 
-    void apply(candidates& c) const {
-        bool banned = false;
-        for (const auto& b : biases_) {
-            const std::size_t i = c.position_of(b.id);
-            if (i == c.size()) continue;
-            c.logits[i] += b.bias;
-            banned = banned || c.logits[i] == -INFINITY;
-        }
-        if (biases_.empty()) return;
-        c.sorted = false;
-        c.probs_valid = false;
-        if (banned) c.keep_if([&](std::size_t i) { return c.logits[i] != -INFINITY; });
-    }
+    NEXTTOK_DECL void apply(candidates& c) const;
 
     const std::vector<token_bias>& biases() const noexcept { return biases_; }
 
@@ -57,3 +36,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/logit_bias.ipp>
+#endif

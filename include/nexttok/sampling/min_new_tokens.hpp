@@ -6,15 +6,13 @@
 // A set of EOS ids alone becomes empty: the chain then throws sampling_error.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/types.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <string>
-#include <utility>
 #include <vector>
 
 namespace nexttok {
@@ -22,16 +20,9 @@ namespace nexttok {
 class min_new_tokens {
 public:
     // Negative ids (no_token) are ignored. Throws invalid_argument_error for n < 0.
-    min_new_tokens(std::int64_t n, std::vector<token_id> eos_ids) : n_(n), eos_(std::move(eos_ids)) {
-        if (n < 0) throw invalid_argument_error("min_new_tokens: n = " + std::to_string(n) + ": must be >= 0");
-        std::erase_if(eos_, [](token_id t) { return t < 0; });
-    }
+    NEXTTOK_DECL min_new_tokens(std::int64_t n, std::vector<token_id> eos_ids);
 
-    void apply(candidates& c) {
-        in_prompt_ = false;
-        if (n_generated_ >= n_ || eos_.empty()) return;
-        c.keep_if([&](std::size_t i) { return std::find(eos_.begin(), eos_.end(), c.ids[i]) == eos_.end(); });
-    }
+    NEXTTOK_DECL void apply(candidates& c);
 
     void accept(token_id) {
         if (!in_prompt_) ++n_generated_;
@@ -53,3 +44,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/min_new_tokens.ipp>
+#endif

@@ -15,10 +15,10 @@
 // probs_valid is cleared when candidates are removed.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/detail/validate.hpp>
 
-#include <cmath>
 #include <cstddef>
 
 namespace nexttok {
@@ -30,24 +30,7 @@ public:
         detail::require_not_nan(p, "min_p", "p");
     }
 
-    void apply(candidates& c) const {
-        if (p_ <= 0.0f || c.empty()) return;
-        const float log_p = std::log(p_);
-        if (!c.sorted) {
-            const float min_logit = c.max_logit() + log_p;
-            std::size_t n_pass = 0;
-            for (float l : c.logits) n_pass += l >= min_logit ? 1 : 0;
-            if (n_pass > 0 && n_pass >= min_keep_) {
-                c.keep_if([&](std::size_t i) { return c.logits[i] >= min_logit; });
-                return;
-            }
-            c.sort();
-        }
-        const float min_logit = c.logits[0] + log_p;
-        std::size_t n_keep = 1;  // the maximum always passes
-        while (n_keep < c.size() && (c.logits[n_keep] >= min_logit || n_keep < min_keep_)) ++n_keep;
-        c.truncate(n_keep);
-    }
+    NEXTTOK_DECL void apply(candidates& c) const;
 
     float p() const noexcept { return p_; }
     std::size_t min_keep() const noexcept { return min_keep_; }
@@ -58,3 +41,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/min_p.ipp>
+#endif

@@ -10,13 +10,12 @@
 // reset() restores mu and the seed. Not thread-safe. No distribution(), as mirostat v1 (mirostat.hpp).
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/sampling/candidates.hpp>
-#include <nexttok/sampling/detail/draw.hpp>
 #include <nexttok/sampling/detail/validate.hpp>
 #include <nexttok/sampling/rng.hpp>
 #include <nexttok/types.hpp>
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -31,23 +30,7 @@ public:
         detail::require_not_nan(eta, "mirostat_v2", "eta");
     }
 
-    token_id select(candidates& c) {
-        if (c.empty()) return no_token;
-        c.sort();
-        c.softmax();
-        std::size_t n_keep = 0;
-        while (n_keep < c.size() && -std::log2(c.probs[n_keep]) <= mu_) ++n_keep;
-        c.truncate(n_keep == 0 ? 1 : n_keep);
-        std::size_t pos = 0;
-        if (c.size() == 1) {
-            c.probs[0] = 1.0f;
-            c.probs_valid = true;
-        } else {
-            pos = detail::draw_position(c, rng_);
-        }
-        mu_ -= eta_ * (-std::log2(c.probs[pos]) - tau_);
-        return c.ids[pos];
-    }
+    NEXTTOK_DECL token_id select(candidates& c);
 
     void reset() noexcept {
         mu_ = 2.0f * tau_;
@@ -66,3 +49,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/mirostat_v2.ipp>
+#endif

@@ -10,6 +10,7 @@
 // sampling_error. Cost per apply: O(context * n). The context grows with the sequence (amortized).
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/detail/id_mask.hpp>
@@ -18,33 +19,15 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 
 namespace nexttok {
 
 class no_repeat_ngram {
 public:
     // Throws invalid_argument_error for n < 0.
-    explicit no_repeat_ngram(std::int32_t n, bool include_prompt = true) : n_(n), include_prompt_(include_prompt) {
-        if (n < 0)
-            throw invalid_argument_error("no_repeat_ngram: n = " + std::to_string(n) + ": must be >= 0 (0 = off)");
-    }
+    NEXTTOK_DECL explicit no_repeat_ngram(std::int32_t n, bool include_prompt = true);
 
-    void apply(candidates& c) {
-        in_prompt_ = false;
-        banned_.reserve(c.size());
-        const auto n = static_cast<std::size_t>(n_);
-        const std::size_t len = context_.size();
-        if (n == 0 || len < n) return;
-        // Windows [j, j + n) whose first n-1 tokens equal the last n-1 tokens ban their last token.
-        // The window ending at the newest token cannot complete (it would need one more token).
-        for (std::size_t j = 0; j + n <= len; ++j) {
-            bool match = true;
-            for (std::size_t k = 0; k + 1 < n && match; ++k) match = context_[j + k] == context_[len - (n - 1) + k];
-            if (match) banned_.mark(context_[j + n - 1]);
-        }
-        banned_.remove_from(c);
-    }
+    NEXTTOK_DECL void apply(candidates& c);
 
     void accept(token_id t) {
         if (n_ == 0 || (in_prompt_ && !include_prompt_)) return;
@@ -67,3 +50,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/no_repeat_ngram.ipp>
+#endif

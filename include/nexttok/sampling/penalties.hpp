@@ -23,16 +23,14 @@
 // Copyable; not thread-safe.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/detail/token_history.hpp>
 #include <nexttok/types.hpp>
 
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace nexttok {
@@ -41,50 +39,14 @@ class penalties {
 public:
     // Throws invalid_argument_error for last_n < -1, repeat <= 0 or not finite, a NaN or infinite
     // frequency or presence.
-    penalties(std::int32_t last_n, float repeat, float frequency, float presence, bool include_prompt = true)
-            : last_n_(last_n),
-              repeat_(repeat),
-              frequency_(frequency),
-              presence_(presence),
-              include_prompt_(include_prompt),
-              window_(last_n > 0 ? last_n : 0) {
-        if (last_n < -1)
-            throw invalid_argument_error("penalties: last_n = " + std::to_string(last_n) +
-                                         ": must be >= -1 (-1 = all, 0 = off)");
-        if (!(repeat > 0.0f) || !std::isfinite(repeat))
-            throw invalid_argument_error("penalties: repeat = " + std::to_string(repeat) +
-                                         ": must be finite and > 0 (1 = off)");
-        if (!std::isfinite(frequency) || !std::isfinite(presence))
-            throw invalid_argument_error("penalties: frequency and presence must be finite");
-    }
+    NEXTTOK_DECL penalties(std::int32_t last_n, float repeat, float frequency, float presence,
+                           bool include_prompt = true);
 
     bool enabled() const noexcept {
         return last_n_ != 0 && (repeat_ != 1.0f || frequency_ != 0.0f || presence_ != 0.0f);
     }
 
-    void apply(candidates& c) {
-        in_prompt_ = false;
-        if (!enabled()) return;
-        if (counts_.size() < c.size()) counts_.resize(c.size(), 0);  // once: later accepts never allocate
-        if (n_counted_ == 0) return;
-        bool changed = false;
-        for (std::size_t i = 0; i < c.size(); ++i) {
-            const auto id = static_cast<std::size_t>(c.ids[i]);
-            if (id >= counts_.size() || counts_[id] == 0) continue;
-            const std::int32_t count = counts_[id];
-            float& l = c.logits[i];
-            if (l <= 0.0f)
-                l *= repeat_;
-            else
-                l /= repeat_;
-            l -= static_cast<float>(count) * frequency_ + presence_;
-            changed = true;
-        }
-        if (changed) {
-            c.sorted = false;
-            c.probs_valid = false;
-        }
-    }
+    NEXTTOK_DECL void apply(candidates& c);
 
     void accept(token_id t) {
         if (last_n_ == 0 || t < 0 || (in_prompt_ && !include_prompt_)) return;
@@ -101,12 +63,7 @@ public:
         }
     }
 
-    void reset() {
-        std::fill(counts_.begin(), counts_.end(), 0);
-        window_.clear();
-        n_counted_ = 0;
-        in_prompt_ = true;
-    }
+    NEXTTOK_DECL void reset();
 
     // Occurrences of `t` in the window (0 for an id never seen).
     std::int32_t count(token_id t) const noexcept {
@@ -131,3 +88,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/penalties.ipp>
+#endif

@@ -4,9 +4,8 @@
 // both end up with a softmax of nothing there (NaN probabilities); we stop with a message instead.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
-
-#include <string>
 
 namespace nexttok {
 
@@ -17,11 +16,12 @@ public:
 
 namespace detail {
 
-[[noreturn]] inline void throw_all_removed(const char* chain) {
-    throw sampling_error(std::string(chain) +
-                         "::sample: the processors removed every candidate (logit bias, banned sequences, "
-                         "no-repeat-n-gram or min-new-tokens masked the whole vocabulary)");
-}
+// Throws sampling_error "<chain>::sample: the processors removed every candidate ...".
+[[noreturn]] NEXTTOK_DECL void throw_all_removed(const char* chain);
 
 }  // namespace detail
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/sampling_error.ipp>
+#endif

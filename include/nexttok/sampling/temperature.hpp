@@ -11,6 +11,7 @@
 // probs_valid is cleared.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/detail/validate.hpp>
 
@@ -23,34 +24,18 @@ public:
     // Throws invalid_argument_error when t is NaN.
     explicit temperature(float t) : t_(t) { detail::require_not_nan(t, "temperature", "t"); }
 
-    void apply(candidates& c) const {
-        if (c.empty()) return;
-        if (t_ <= 0.0f) {
-            keep_only_max(c);
-            return;
-        }
-        for (float& l : c.logits) l /= t_;
-        c.probs_valid = false;
-        // Division is monotone but not strictly: two close logits may become equal and their
-        // tie-break (lower id first) may then disagree with their position.
-        if (c.sorted)
-            for (std::size_t i = 1; i < c.size() && c.sorted; ++i)
-                if (c.logits[i - 1] == c.logits[i] && c.ids[i - 1] > c.ids[i]) c.sorted = false;
-    }
+    NEXTTOK_DECL void apply(candidates& c) const;
 
     float t() const noexcept { return t_; }
 
 private:
-    static void keep_only_max(candidates& c) {
-        const std::size_t best = c.argmax();
-        c.ids[0] = c.ids[best];
-        c.logits[0] = c.logits[best];
-        c.truncate(1);
-        c.sorted = true;
-        c.probs_valid = false;
-    }
+    NEXTTOK_DECL static void keep_only_max(candidates& c);
 
     float t_;
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/temperature.ipp>
+#endif

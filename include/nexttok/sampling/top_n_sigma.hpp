@@ -9,10 +9,10 @@
 // them and keep the current order (the draw is the same). probs_valid is cleared when any is removed.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/detail/validate.hpp>
 
-#include <cmath>
 #include <cstddef>
 
 namespace nexttok {
@@ -22,26 +22,7 @@ public:
     // Throws invalid_argument_error when n is NaN.
     explicit top_n_sigma(float n) : n_(n) { detail::require_not_nan(n, "top_n_sigma", "n"); }
 
-    void apply(candidates& c) const {
-        if (n_ <= 0.0f || c.size() <= 1) return;
-        float max = -INFINITY;
-        float sum = 0.0f;
-        std::size_t n_finite = 0;
-        for (float l : c.logits) {
-            if (l == -INFINITY) continue;
-            max = l > max ? l : max;
-            sum += l;
-            ++n_finite;
-        }
-        if (n_finite == 0) return;
-        const float mean = sum / static_cast<float>(n_finite);
-        float acc = 0.0f;
-        for (float l : c.logits)
-            if (l != -INFINITY) acc += (l - mean) * (l - mean);
-        const float sigma = std::sqrt(acc / static_cast<float>(n_finite));
-        const float threshold = max - n_ * sigma;
-        c.keep_if([&](std::size_t i) { return c.logits[i] >= threshold; });
-    }
+    NEXTTOK_DECL void apply(candidates& c) const;
 
     float n() const noexcept { return n_; }
 
@@ -50,3 +31,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/top_n_sigma.ipp>
+#endif

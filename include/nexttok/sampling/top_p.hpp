@@ -19,10 +19,10 @@
 // renormalized, as llama.cpp leaves them). Ties: the candidates order (lower id first) decides.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/detail/validate.hpp>
 
-#include <algorithm>
 #include <cstddef>
 
 namespace nexttok {
@@ -34,34 +34,7 @@ public:
         detail::require_not_nan(p, "top_p", "p");
     }
 
-    void apply(candidates& c) const {
-        if (p_ >= 1.0f || c.empty()) return;
-        c.softmax();
-        std::size_t n_sorted = c.size();
-        if (!c.sorted && c.size() > large_set) {
-            c.sort_prefix(first_prefix);
-            n_sorted = first_prefix;
-        } else {
-            c.sort();
-        }
-        float cum_sum = 0.0f;
-        std::size_t n_keep = c.size();
-        for (std::size_t i = 0; i < c.size(); ++i) {
-            if (i == n_sorted) {  // the sorted prefix was not enough: sort a 4x longer one
-                n_sorted = std::min(c.size(), n_sorted * growth);
-                c.sort_prefix(n_sorted);
-            }
-            cum_sum += c.probs[i];
-            if (cum_sum >= p_ && i + 1 >= min_keep_) {
-                n_keep = i + 1;
-                break;
-            }
-        }
-        if (n_keep < c.size()) {
-            c.truncate(n_keep);
-            c.sorted = true;  // the kept prefix lies within the sorted part
-        }
-    }
+    NEXTTOK_DECL void apply(candidates& c) const;
 
     float p() const noexcept { return p_; }
     std::size_t min_keep() const noexcept { return min_keep_; }
@@ -77,3 +50,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/top_p.ipp>
+#endif

@@ -15,6 +15,7 @@
 // speculative decoding refuses it.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/sampling/candidates.hpp>
 #include <nexttok/sampling/detail/validate.hpp>
 #include <nexttok/sampling/rng.hpp>
@@ -35,18 +36,7 @@ public:
         detail::require_not_nan(threshold, "xtc", "threshold");
     }
 
-    void apply(candidates& c) {
-        if (probability_ <= 0.0f || threshold_ > 0.5f || c.size() < 2) return;
-        if (rng_.uniform_float() > probability_) return;
-        c.sort();
-        c.softmax();
-        std::size_t n_above = 0;
-        while (n_above < c.size() && c.probs[n_above] >= threshold_) ++n_above;
-        if (n_above < 2) return;
-        const std::size_t n_remove = n_above - 1;
-        if (c.size() - n_remove < min_keep_) return;
-        c.keep_if([&](std::size_t i) { return i >= n_remove; });
-    }
+    NEXTTOK_DECL void apply(candidates& c);
 
     void reset() noexcept { rng_.seed(seed_); }
 
@@ -61,3 +51,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/sampling/impl/xtc.ipp>
+#endif

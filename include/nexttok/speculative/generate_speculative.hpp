@@ -27,6 +27,7 @@
 #pragma once
 
 #include <nexttok/cache/kv_storage.hpp>
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/generation/generation_options.hpp>
 #include <nexttok/generation/make_generation.hpp>
@@ -44,7 +45,6 @@
 #include <concepts>
 #include <cstdint>
 #include <span>
-#include <string>
 
 namespace nexttok {
 
@@ -65,25 +65,7 @@ speculative_result generate_speculative_impl(Decoder& dec, Cache& cache, Drafter
 
 // Throws invalid_argument_error naming the field when the options ask for a stage that cannot be
 // verified exactly (see the top of generate_speculative.hpp), for several samples, or for context_shift.
-inline void check_speculative_sampling(const generation_options& options) {
-    const sampling_options& s = options.sampling;
-    if (options.n_samples != 1)
-        throw invalid_argument_error("generate_speculative: n_samples = " + std::to_string(options.n_samples) +
-                                     ": speculative decoding generates one sample");
-    if (options.context_shift)
-        throw invalid_argument_error(
-            "generate_speculative: context_shift is not supported with speculative decoding "
-            "(generation ends with cache_full at the cache's capacity)");
-    if (s.mirostat != 0)
-        throw invalid_argument_error("generate_speculative: sampling.mirostat = " + std::to_string(s.mirostat) +
-                                     ": mirostat cannot be verified exactly (its select() updates mu from the token it "
-                                     "draws, so its distribution cannot be stated without drawing); use mirostat = 0");
-    if (s.xtc_probability > 0.0f && s.xtc_threshold <= 0.5f)
-        throw invalid_argument_error(
-            "generate_speculative: sampling.xtc_probability = " + std::to_string(s.xtc_probability) +
-            ": XTC cannot be verified exactly (its apply() draws a random number, so the candidates "
-            "it leaves are not a distribution); use xtc_probability = 0");
-}
+NEXTTOK_DECL void check_speculative_sampling(const generation_options& options);
 
 }  // namespace detail
 
@@ -132,3 +114,7 @@ generate_speculative(Decoder& dec, Cache& cache, Drafter& draft, const tokenizer
 }
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/speculative/impl/generate_speculative.ipp>
+#endif

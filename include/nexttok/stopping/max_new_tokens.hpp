@@ -3,13 +3,13 @@
 // before the first step (n_generated() == 0) already fires.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/stopping/finish_reason.hpp>
 #include <nexttok/stopping/generation_state.hpp>
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 
 namespace nexttok {
 
@@ -25,12 +25,13 @@ public:
     std::size_t n() const noexcept { return n_; }
 
 private:
-    static std::size_t checked_(std::int64_t n) {
-        if (n < 0) throw invalid_argument_error("max_new_tokens: n = " + std::to_string(n) + ": must be >= 0");
-        return static_cast<std::size_t>(n);
-    }
+    NEXTTOK_DECL static std::size_t checked_(std::int64_t n);
 
     std::size_t n_;
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/stopping/impl/max_new_tokens.ipp>
+#endif

@@ -19,17 +19,15 @@
 // never splits a character.
 #pragma once
 
-#include <nexttok/detail/utf8.hpp>
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/stopping/finish_reason.hpp>
 #include <nexttok/stopping/generation_state.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace nexttok {
@@ -44,48 +42,12 @@ public:
 
     // Throws invalid_argument_error for an empty stop string (it would match everywhere) or one that is
     // not valid UTF-8 (the decoded text always is, so it could only match inside a character).
-    explicit stop_strings(std::vector<std::string> strings, bool include_stop_string = false)
-            : strings_(std::move(strings)), include_(include_stop_string) {
-        for (const auto& s : strings_) {
-            if (s.empty()) throw invalid_argument_error("stop_strings: an empty stop string");
-            if (!detail::is_valid_utf8(s))
-                throw invalid_argument_error("stop_strings: a stop string is not valid UTF-8");
-            longest_ = std::max(longest_, s.size());
-        }
-    }
+    NEXTTOK_DECL explicit stop_strings(std::vector<std::string> strings, bool include_stop_string = false);
 
-    finish_reason check(const generation_state& state) {
-        const std::string_view text = state.text;
-        if (text.size() < scanned_) scanned_ = 0;
-        const std::size_t previous = scanned_;
-        const std::size_t from = previous >= longest_ ? previous - (longest_ - 1) : 0;
-        scanned_ = text.size();
-        last_.reset();
-        for (std::size_t i = 0; i < strings_.size(); ++i) {
-            const std::string_view s = strings_[i];
-            std::size_t pos = text.find(s, from);
-            // A match that ended within the previous text was reported (or passed over) before.
-            while (pos != std::string_view::npos && pos + s.size() <= previous) pos = text.find(s, pos + 1);
-            if (pos == std::string_view::npos) continue;
-            const match m{i, pos, pos + s.size()};
-            if (!last_ || m.begin < last_->begin || (m.begin == last_->begin && m.end > last_->end)) last_ = m;
-        }
-        return last_ ? finish_reason::stop_string : finish_reason::none;
-    }
+    NEXTTOK_DECL finish_reason check(const generation_state& state);
 
     // Trailing bytes of `text` that are a proper prefix of some stop string (0 when none).
-    std::size_t hold_back(std::string_view text) const noexcept {
-        std::size_t held = 0;
-        for (const auto& s : strings_) {
-            for (std::size_t k = std::min(s.size() - 1, text.size()); k > held; --k) {
-                if (text.substr(text.size() - k) == std::string_view(s).substr(0, k)) {
-                    held = k;
-                    break;
-                }
-            }
-        }
-        return held;
-    }
+    NEXTTOK_DECL std::size_t hold_back(std::string_view text) const noexcept;
 
     std::optional<std::size_t> text_cut() const noexcept {
         if (!last_) return std::nullopt;
@@ -111,3 +73,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/stopping/impl/stop_strings.ipp>
+#endif

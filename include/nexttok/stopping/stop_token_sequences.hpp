@@ -4,14 +4,13 @@
 // and stop_tokens). Sequences of one token behave as stop_tokens. Cost per check: O(total length).
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/stopping/finish_reason.hpp>
 #include <nexttok/stopping/generation_state.hpp>
 #include <nexttok/types.hpp>
 
-#include <algorithm>
 #include <cstddef>
-#include <utility>
 #include <vector>
 
 namespace nexttok {
@@ -19,20 +18,9 @@ namespace nexttok {
 class stop_token_sequences {
 public:
     // Throws invalid_argument_error for an empty sequence.
-    explicit stop_token_sequences(std::vector<std::vector<token_id>> sequences) : sequences_(std::move(sequences)) {
-        for (const auto& s : sequences_)
-            if (s.empty()) throw invalid_argument_error("stop_token_sequences: an empty sequence");
-    }
+    NEXTTOK_DECL explicit stop_token_sequences(std::vector<std::vector<token_id>> sequences);
 
-    finish_reason check(const generation_state& state) const noexcept {
-        const auto generated = state.generated();
-        for (const auto& s : sequences_) {
-            if (s.size() > generated.size()) continue;
-            if (std::equal(s.begin(), s.end(), generated.end() - static_cast<std::ptrdiff_t>(s.size())))
-                return finish_reason::stop_token;
-        }
-        return finish_reason::none;
-    }
+    NEXTTOK_DECL finish_reason check(const generation_state& state) const noexcept;
 
     const std::vector<std::vector<token_id>>& sequences() const noexcept { return sequences_; }
 
@@ -41,3 +29,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/stopping/impl/stop_token_sequences.ipp>
+#endif

@@ -3,12 +3,12 @@
 // on the generating thread; it may keep state of its own (it is copied with the criterion).
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/stopping/finish_reason.hpp>
 #include <nexttok/stopping/generation_state.hpp>
 
 #include <functional>
-#include <utility>
 
 namespace nexttok {
 
@@ -17,11 +17,7 @@ public:
     using predicate_type = std::function<bool(const generation_state&)>;
 
     // Throws invalid_argument_error for an empty predicate or reason == none.
-    explicit stop_when(predicate_type predicate, finish_reason reason = finish_reason::predicate)
-            : predicate_(std::move(predicate)), reason_(reason) {
-        if (!predicate_) throw invalid_argument_error("stop_when: empty predicate");
-        if (reason_ == finish_reason::none) throw invalid_argument_error("stop_when: the reason must not be none");
-    }
+    NEXTTOK_DECL explicit stop_when(predicate_type predicate, finish_reason reason = finish_reason::predicate);
 
     finish_reason check(const generation_state& state) { return predicate_(state) ? reason_ : finish_reason::none; }
 
@@ -31,3 +27,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/stopping/impl/stop_when.ipp>
+#endif

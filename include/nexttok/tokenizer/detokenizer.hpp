@@ -13,7 +13,7 @@
 // Ownership: refers to the tokenizer, which must outlive it. Not thread-safe: one per sequence.
 #pragma once
 
-#include <nexttok/detail/utf8.hpp>
+#include <nexttok/detail/config.hpp>
 #include <nexttok/tokenizer/decode_state.hpp>
 #include <nexttok/tokenizer/tokenizer.hpp>
 #include <nexttok/types.hpp>
@@ -29,22 +29,17 @@ public:
 
     // The text that token `id` completes. invalid_argument_error for an id outside the vocabulary
     // (the detokenizer is then unchanged).
-    std::string push(token_id id) {
-        tok_->decode_piece(id, state_, pending_);  // checks id before changing anything
-        return take(true);
-    }
+    NEXTTOK_DECL std::string push(token_id id);
 
     // Everything still held back; an incomplete trailing character becomes U+FFFD. The detokenizer
     // then continues the same text (push() after flush() does not start a new one: see reset()).
-    std::string flush() { return take(false); }
+    NEXTTOK_DECL std::string flush();
 
     // Feeds tokens whose text has been shown already (a prompt), so that the first token pushed next
     // is decoded as the continuation it is: SentencePiece's start-of-text rule applies once, to the
     // first piece of the whole text. Their complete text is discarded; an incomplete trailing
     // character stays held back for the next push().
-    void prime(std::span<const token_id> tokens) {
-        for (const token_id id : tokens) push(id);
-    }
+    NEXTTOK_DECL void prime(std::span<const token_id> tokens);
 
     // Starts a new text.
     void reset() {
@@ -53,12 +48,7 @@ public:
     }
 
 private:
-    std::string take(bool keep_incomplete_tail) {
-        std::string out;
-        const std::size_t held = detail::append_sanitized_utf8(pending_, out, keep_incomplete_tail);
-        pending_.erase(0, pending_.size() - held);
-        return out;
-    }
+    NEXTTOK_DECL std::string take(bool keep_incomplete_tail);
 
     const tokenizer* tok_;  // non-owning
     decode_state state_;
@@ -66,3 +56,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/tokenizer/impl/detokenizer.ipp>
+#endif

@@ -14,6 +14,7 @@
 // raw UTF-8 with U+2581 for spaces, not byte-level). They stay an unsupported_error.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/tokenizer/pre_tokenizer_kind.hpp>
 
 #include <optional>
@@ -134,27 +135,15 @@ inline constexpr std::span<const gguf_pre_tokenizer> gguf_pre_tokenizers() noexc
 
 // The entry of a tokenizer.ggml.pre value, or nullptr when llama.cpp has no byte-level BPE
 // pre-tokenizer of that name. An absent key means "default" (llama.cpp warns and uses its fallback).
-inline const gguf_pre_tokenizer* find_gguf_pre_tokenizer(std::string_view name) noexcept {
-    for (const gguf_pre_tokenizer& p : detail::gguf_pre::table)
-        if (p.name == name) return &p;
-    return nullptr;
-}
+NEXTTOK_DECL const gguf_pre_tokenizer* find_gguf_pre_tokenizer(std::string_view name) noexcept;
 
-inline std::optional<pre_tokenizer_kind> pre_tokenizer_kind_from_gguf(std::string_view name) noexcept {
-    const gguf_pre_tokenizer* p = find_gguf_pre_tokenizer(name);
-    return p != nullptr ? std::optional(p->kind) : std::nullopt;
-}
+NEXTTOK_DECL std::optional<pre_tokenizer_kind> pre_tokenizer_kind_from_gguf(std::string_view name) noexcept;
 
 // "'default', 'minicpm5', ..." for error messages.
-inline std::string gguf_pre_tokenizer_names() {
-    std::string s;
-    for (const gguf_pre_tokenizer& p : detail::gguf_pre::table) {
-        if (!s.empty()) s += ", ";
-        s += '\'';
-        s += p.name;
-        s += '\'';
-    }
-    return s;
-}
+NEXTTOK_DECL std::string gguf_pre_tokenizer_names();
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/tokenizer/impl/gguf_pre_tokenizers.ipp>
+#endif

@@ -13,6 +13,7 @@
 // concurrent split() calls are safe, each with its own scratch.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/detail/utf8.hpp>
 #include <nexttok/error.hpp>
 #include <nexttok/tokenizer/detail/pcre2_regex.hpp>
@@ -20,11 +21,9 @@
 #include <nexttok/tokenizer/gguf_pre_tokenizers.hpp>
 #include <nexttok/tokenizer/pre_tokenizer_kind.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace nexttok {
@@ -36,28 +35,14 @@ public:
     static constexpr std::string_view qwen2_pattern = detail::pre_patterns::qwen2;
 
     // One of the built-in kinds; invalid_argument_error for custom (use from_pattern).
-    explicit pre_tokenizer(pre_tokenizer_kind kind) : kind_(kind) {
-        if (kind == pre_tokenizer_kind::custom)
-            throw invalid_argument_error("pre_tokenizer: a custom pre-tokenizer needs its patterns (from_pattern)");
-        for (const std::string_view p : pre_tokenizer_patterns(kind)) regexes_.emplace_back(std::string(p));
-    }
+    NEXTTOK_DECL explicit pre_tokenizer(pre_tokenizer_kind kind);
 
     // Any expression PCRE2 accepts (with UTF and UCP). The kind is that of a built-in kind when the
     // pattern is its whole list, else custom. invalid_argument_error when it does not compile.
-    static pre_tokenizer from_pattern(std::string pattern) {
-        std::vector<std::string> one;
-        one.push_back(std::move(pattern));
-        return from_patterns(std::move(one));
-    }
+    NEXTTOK_DECL static pre_tokenizer from_pattern(std::string pattern);
 
     // Several expressions applied in order (a tokenizer.json Sequence of Splits). At least one.
-    static pre_tokenizer from_patterns(std::vector<std::string> patterns) {
-        if (patterns.empty()) throw invalid_argument_error("pre_tokenizer: no expression to split with");
-        for (const auto& row : built_in_pre_tokenizers())
-            if (std::equal(patterns.begin(), patterns.end(), row.patterns.begin(), row.patterns.end()))
-                return pre_tokenizer(row.kind);
-        return pre_tokenizer(std::move(patterns));
-    }
+    NEXTTOK_DECL static pre_tokenizer from_patterns(std::vector<std::string> patterns);
 
     pre_tokenizer_kind kind() const noexcept { return kind_; }
     std::size_t n_patterns() const noexcept { return regexes_.size(); }
@@ -76,17 +61,11 @@ public:
         cut(0, text, md, piece);
     }
 
-    std::vector<std::string_view> split(std::string_view text) const {
-        std::vector<std::string_view> pieces;
-        scratch md;
-        for_each_piece(text, md, [&](std::string_view p) { pieces.push_back(p); });
-        return pieces;
-    }
+    // The pieces of text, in order (for_each_piece into a vector).
+    NEXTTOK_DECL std::vector<std::string_view> split(std::string_view text) const;
 
 private:
-    explicit pre_tokenizer(std::vector<std::string> patterns) : kind_(pre_tokenizer_kind::custom) {
-        for (std::string& p : patterns) regexes_.emplace_back(std::move(p));
-    }
+    NEXTTOK_DECL explicit pre_tokenizer(std::vector<std::string> patterns);
 
     // Cuts `text` (non-empty) with expression `level` and hands each piece to the next level; the
     // recursion is as deep as the list is long (at most six).
@@ -130,3 +109,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/tokenizer/impl/pre_tokenizer.ipp>
+#endif

@@ -8,6 +8,7 @@
 // reference. Thread-safety: immutable; concurrent calls are safe.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/tokenizer/bpe_tokenizer.hpp>
 #include <nexttok/tokenizer/decode_state.hpp>
 #include <nexttok/tokenizer/spm_tokenizer.hpp>
@@ -18,7 +19,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <variant>
 #include <vector>
 
@@ -26,35 +26,27 @@ namespace nexttok {
 
 class tokenizer {
 public:
-    explicit tokenizer(spm_tokenizer impl) : impl_(std::move(impl)) {}
-    explicit tokenizer(bpe_tokenizer impl) : impl_(std::move(impl)) {}
+    NEXTTOK_DECL explicit tokenizer(spm_tokenizer impl);
+    NEXTTOK_DECL explicit tokenizer(bpe_tokenizer impl);
 
     // Token ids of `text`, BOS first when add_bos. Texts of control tokens ("<s>", "<|endoftext|>")
     // are matched as those tokens only when parse_special; otherwise they are plain text. Any byte
     // string encodes (invalid UTF-8 goes through byte-fallback tokens, or byte-level symbols).
-    std::vector<token_id> encode(std::string_view text, bool add_bos, bool parse_special = false) const {
-        return std::visit([&](const auto& t) { return t.encode(text, add_bos, parse_special); }, impl_);
-    }
+    NEXTTOK_DECL std::vector<token_id> encode(std::string_view text, bool add_bos, bool parse_special = false) const;
 
     // The text of a whole sequence: the concatenation of the pieces, with the tokenizer's
     // start-of-text rule (SentencePiece drops the dummy-prefix space of the first piece). Raw bytes:
     // may be invalid UTF-8 when byte tokens end in the middle of a character. invalid_argument_error
     // for an id outside the vocabulary.
-    std::string decode(std::span<const token_id> tokens) const {
-        return std::visit([&](const auto& t) { return t.decode(tokens); }, impl_);
-    }
+    NEXTTOK_DECL std::string decode(std::span<const token_id> tokens) const;
 
     // Decodes one more token of a sequence: appends its text to out. decode() is this in a loop;
     // the streaming detokenizer uses it directly.
-    void decode_piece(token_id id, decode_state& state, std::string& out) const {
-        std::visit([&](const auto& t) { t.decode_piece(id, state, out); }, impl_);
-    }
+    NEXTTOK_DECL void decode_piece(token_id id, decode_state& state, std::string& out) const;
 
     // The raw bytes of one token ("▁Hello" -> " Hello", "<0x0A>" -> "\n", "Ġworld" -> " world",
     // control tokens -> "").
-    std::string token_to_piece(token_id id) const {
-        return std::visit([&](const auto& t) { return t.token_to_piece(id); }, impl_);
-    }
+    NEXTTOK_DECL std::string token_to_piece(token_id id) const;
 
     token_id bos() const noexcept { return vocab().bos(); }
     token_id eos() const noexcept { return vocab().eos(); }
@@ -66,16 +58,10 @@ public:
     bool is_control(token_id id) const { return vocab().at(id).type == token_type::control; }
 
     // Whether the model asks for BOS before a prompt and EOS after it (GGUF add_bos_token / add_eos_token).
-    bool default_add_bos() const noexcept {
-        return std::visit([](const auto& t) { return t.options().add_bos; }, impl_);
-    }
-    bool default_add_eos() const noexcept {
-        return std::visit([](const auto& t) { return t.options().add_eos; }, impl_);
-    }
+    NEXTTOK_DECL bool default_add_bos() const noexcept;
+    NEXTTOK_DECL bool default_add_eos() const noexcept;
 
-    const vocabulary& vocab() const noexcept {
-        return std::visit([](const auto& t) -> const vocabulary& { return t.vocab(); }, impl_);
-    }
+    NEXTTOK_DECL const vocabulary& vocab() const noexcept;
 
     // The implementation, for what only one family has (the BPE pre-tokenizer); nullptr for the other.
     const spm_tokenizer* spm() const noexcept { return std::get_if<spm_tokenizer>(&impl_); }
@@ -86,3 +72,7 @@ private:
 };
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/tokenizer/impl/tokenizer.ipp>
+#endif

@@ -1,26 +1,19 @@
 // Log-probabilities of raw logits for generate() and score(): one log-sum-exp per position, in double.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/generation/generation_result.hpp>
 #include <nexttok/types.hpp>
 
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <numeric>
 #include <span>
 #include <vector>
 
 namespace nexttok::detail {
 
 // log(sum(exp(logits))), in double, the maximum subtracted first. Precondition: logits not empty.
-inline double log_sum_exp(std::span<const float> logits) noexcept {
-    const float max = *std::max_element(logits.begin(), logits.end());
-    double sum = 0.0;
-    for (float l : logits) sum += std::exp(static_cast<double>(l) - max);
-    return max + std::log(sum);
-}
+NEXTTOK_DECL double log_sum_exp(std::span<const float> logits) noexcept;
 
 // log softmax(logits)[id], in double over the whole vocabulary.
 inline float log_probability(std::span<const float> logits, token_id id) noexcept {
@@ -29,18 +22,11 @@ inline float log_probability(std::span<const float> logits, token_id id) noexcep
 
 // The n most likely tokens of `logits` (logit descending, lower id first among ties) with their log-
 // probabilities, given lse = log_sum_exp(logits). `order` is scratch of vocab_size entries (reused).
-inline void top_logprobs(std::span<const float> logits, double lse, std::size_t n, std::vector<std::uint32_t>& order,
-                         std::vector<token_logprob>& out) {
-    n = std::min(n, logits.size());
-    order.resize(logits.size());
-    std::iota(order.begin(), order.end(), std::uint32_t{0});
-    auto before = [&](std::uint32_t a, std::uint32_t b) {
-        return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
-    };
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(), before);
-    out.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        out[i] = {static_cast<token_id>(order[i]), static_cast<float>(static_cast<double>(logits[order[i]]) - lse)};
-}
+NEXTTOK_DECL void top_logprobs(std::span<const float> logits, double lse, std::size_t n,
+                               std::vector<std::uint32_t>& order, std::vector<token_logprob>& out);
 
 }  // namespace nexttok::detail
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/generation/impl/logprobs.ipp>
+#endif

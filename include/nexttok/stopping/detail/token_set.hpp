@@ -2,6 +2,7 @@
 // sets hold a handful of ids and are probed once per generated token.
 #pragma once
 
+#include <nexttok/detail/config.hpp>
 #include <nexttok/types.hpp>
 
 #include <algorithm>
@@ -16,12 +17,7 @@ public:
 
     // Negative ids (no_token) are dropped: they can never be generated, so a vocabulary without an
     // EOS token can pass its -1 unchanged. Duplicates are merged.
-    explicit token_set(std::span<const token_id> ids) {
-        for (token_id id : ids)
-            if (id >= 0) ids_.push_back(id);
-        std::sort(ids_.begin(), ids_.end());
-        ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
-    }
+    NEXTTOK_DECL explicit token_set(std::span<const token_id> ids);
 
     bool contains(token_id id) const noexcept { return std::binary_search(ids_.begin(), ids_.end(), id); }
     bool empty() const noexcept { return ids_.empty(); }
@@ -33,3 +29,7 @@ private:
 };
 
 }  // namespace nexttok::detail
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/stopping/impl/token_set.ipp>
+#endif

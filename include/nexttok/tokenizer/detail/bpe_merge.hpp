@@ -7,26 +7,14 @@
 // The scratch buffers live in a bpe_word_merger made once per encode call and reused for every word.
 #pragma once
 
+#include <nexttok/tokenizer/bpe_merge.hpp>
 #include <nexttok/types.hpp>
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
-
-namespace nexttok {
-
-// One merge rule: the adjacent symbols `left` `right` become `result`. Its rank (priority, lower
-// merges first) is its position in the list given to bpe_tokenizer.
-struct bpe_merge {
-    token_id left = no_token;
-    token_id right = no_token;
-    token_id result = no_token;
-    friend bool operator==(const bpe_merge&, const bpe_merge&) = default;
-};
-
-}  // namespace nexttok
 
 namespace nexttok::detail {
 

@@ -4,7 +4,7 @@
 // names their file and the rule's position.
 #pragma once
 
-#include <nexttok/tokenizer/bpe_tokenizer.hpp>
+#include <nexttok/tokenizer/bpe_merge.hpp>
 #include <nexttok/tokenizer/vocabulary.hpp>
 #include <nexttok/types.hpp>
 

@@ -1,13 +1,145 @@
-// Definitions of gguf_file's parser. Internal: include <nexttok/io/gguf.hpp> instead.
+// The definitions of gguf_file (gguf.hpp): the parser of the header, the metadata and the tensor
+// directory, and the typed look-ups.
 #pragma once
 
-#ifndef NEXTTOK_IO_GGUF_INCLUDED_FROM_PUBLIC
+#include <nexttok/error.hpp>
+#include <nexttok/io/byte_reader.hpp>
 #include <nexttok/io/gguf.hpp>
-#endif
+#include <nexttok/io/gguf_value.hpp>
+#include <nexttok/tensor/tensor_type.hpp>
+#include <nexttok/tensor/tensor_view.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace nexttok {
 
-inline void gguf_file::parse() {
+NEXTTOK_DECL gguf_file::gguf_file(const std::filesystem::path& path) : file_(path) { parse(); }
+
+NEXTTOK_DECL const gguf_value* gguf_file::find(std::string_view key) const {
+    auto it = kv_.find(key);
+    return it == kv_.end() ? nullptr : &it->second;
+}
+
+NEXTTOK_DECL std::optional<std::string_view> gguf_file::find_string(std::string_view key) const {
+    const gguf_value* v = find(key);
+    if (v == nullptr) return std::nullopt;
+    if (v->type != gguf_type::string) wrong_type(key, *v, "a string");
+    return v->str;
+}
+
+NEXTTOK_DECL std::optional<std::uint64_t> gguf_file::find_uint(std::string_view key) const {
+    const gguf_value* v = find(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_integer()) wrong_type(key, *v, "an integer");
+    if (v->is_signed() && v->i < 0) fail_value(key, *v, "a non-negative integer, got " + std::to_string(v->i));
+    return v->u;
+}
+
+NEXTTOK_DECL std::optional<std::int64_t> gguf_file::find_int(std::string_view key) const {
+    const gguf_value* v = find(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_integer()) wrong_type(key, *v, "an integer");
+    if (!v->is_signed() && v->u > static_cast<std::uint64_t>(INT64_MAX)) fail_value(key, *v, "an int64");
+    return v->is_signed() ? v->i : static_cast<std::int64_t>(v->u);
+}
+
+NEXTTOK_DECL std::optional<double> gguf_file::find_float(std::string_view key) const {
+    const gguf_value* v = find(key);
+    if (v == nullptr) return std::nullopt;
+    if (v->is_float()) return v->f;
+    if (v->is_integer()) return v->is_signed() ? static_cast<double>(v->i) : static_cast<double>(v->u);
+    wrong_type(key, *v, "a number");
+}
+
+NEXTTOK_DECL std::optional<bool> gguf_file::find_bool(std::string_view key) const {
+    const gguf_value* v = find(key);
+    if (v == nullptr) return std::nullopt;
+    if (v->type != gguf_type::boolean) wrong_type(key, *v, "a bool");
+    return v->b;
+}
+
+NEXTTOK_DECL std::string_view gguf_file::get_string(std::string_view key) const {
+    return require(find_string(key), key);
+}
+
+NEXTTOK_DECL std::uint64_t gguf_file::get_uint(std::string_view key) const { return require(find_uint(key), key); }
+
+NEXTTOK_DECL double gguf_file::get_float(std::string_view key) const { return require(find_float(key), key); }
+
+NEXTTOK_DECL std::vector<std::string_view> gguf_file::get_string_array(std::string_view key) const {
+    const gguf_value& v = get_array(key, "an array of strings");
+    if (v.element_type != gguf_type::string) wrong_element_type(key, v, "string");
+    return v.strings;
+}
+
+NEXTTOK_DECL std::vector<float> gguf_file::get_f32_array(std::string_view key) const {
+    const gguf_value& v = get_array(key, "an array of numbers");
+    if (gguf_scalar_bytes(v.element_type) == 0) wrong_element_type(key, v, "number");
+    std::vector<float> out(static_cast<std::size_t>(v.count));
+    for (std::uint64_t k = 0; k < v.count; ++k) out[k] = static_cast<float>(v.number_at(k));
+    return out;
+}
+
+NEXTTOK_DECL std::vector<std::int32_t> gguf_file::get_i32_array(std::string_view key) const {
+    const gguf_value& v = get_array(key, "an array of integers");
+    if (gguf_scalar_bytes(v.element_type) == 0 || v.element_type == gguf_type::f32 || v.element_type == gguf_type::f64)
+        wrong_element_type(key, v, "integer");
+    std::vector<std::int32_t> out(static_cast<std::size_t>(v.count));
+    for (std::uint64_t k = 0; k < v.count; ++k) {
+        const double x = v.number_at(k);
+        if (x < INT32_MIN || x > INT32_MAX)
+            fail_value(key, v, "int32 elements, element " + std::to_string(k) + " is out of range");
+        out[k] = static_cast<std::int32_t>(x);
+    }
+    return out;
+}
+
+NEXTTOK_DECL const tensor_view* gguf_file::find_tensor(std::string_view name) const {
+    auto it = tensor_index_.find(name);
+    return it == tensor_index_.end() ? nullptr : &tensors_[it->second];
+}
+
+NEXTTOK_DECL gguf_type gguf_file::check_type(byte_reader& r, std::uint32_t raw, const std::string& what) {
+    if (raw >= gguf_type_count)
+        r.fail_at(r.offset() - 4, what, "unknown value type " + std::to_string(raw) + " (expected 0..12)");
+    return static_cast<gguf_type>(raw);
+}
+
+NEXTTOK_DECL std::string_view gguf_file::read_string(byte_reader& r, const std::string& what) {
+    const auto n = r.read<std::uint64_t>(what + " (string length)");
+    return r.read_string_view(n, what + " (string of " + std::to_string(n) + " bytes)");
+}
+
+NEXTTOK_DECL const gguf_value& gguf_file::get_array(std::string_view key, const char* expected) const {
+    const gguf_value* v = find(key);
+    if (v == nullptr) throw format_error(name() + ": metadata key '" + std::string(key) + "' is missing");
+    if (v->type != gguf_type::array) wrong_type(key, *v, expected);
+    return *v;
+}
+
+NEXTTOK_DECL void gguf_file::fail_value(std::string_view key, const gguf_value& v, const std::string& expected) const {
+    throw format_error(name() + ": metadata key '" + std::string(key) + "' at offset " + detail::hex_offset(v.offset) +
+                       ": expected " + expected);
+}
+
+NEXTTOK_DECL void gguf_file::wrong_type(std::string_view key, const gguf_value& v, const std::string& expected) const {
+    fail_value(key, v, expected + ", found " + std::string(to_string(v.type)));
+}
+
+NEXTTOK_DECL void gguf_file::wrong_element_type(std::string_view key, const gguf_value& v,
+                                                const std::string& expected) const {
+    fail_value(key, v, "an array of " + expected + " elements, found " + std::string(to_string(v.element_type)));
+}
+
+NEXTTOK_DECL void gguf_file::parse() {
     byte_reader r(file_.bytes(), name());
     const auto magic = r.read<std::uint32_t>("magic");
     if (magic != gguf_magic) r.fail_at(0, "magic", "not a GGUF file (expected the bytes 'GGUF')");
@@ -46,7 +178,7 @@ inline void gguf_file::parse() {
     place_tensors();
 }
 
-inline gguf_value gguf_file::read_value(byte_reader& r, gguf_type type, const std::string& key, int depth) {
+NEXTTOK_DECL gguf_value gguf_file::read_value(byte_reader& r, gguf_type type, const std::string& key, int depth) {
     gguf_value v;
     v.type = type;
     v.offset = r.offset();
@@ -103,7 +235,7 @@ inline gguf_value gguf_file::read_value(byte_reader& r, gguf_type type, const st
     return v;
 }
 
-inline void gguf_file::read_array(byte_reader& r, gguf_value& v, const std::string& key, int depth) {
+NEXTTOK_DECL void gguf_file::read_array(byte_reader& r, gguf_value& v, const std::string& key, int depth) {
     const std::string what = "array of metadata key '" + key + "'";
     if (depth > max_array_depth)
         r.fail(what, "arrays nested deeper than " + std::to_string(max_array_depth) + " levels");
@@ -139,7 +271,7 @@ inline void gguf_file::read_array(byte_reader& r, gguf_value& v, const std::stri
     }
 }
 
-inline void gguf_file::read_tensor_infos(byte_reader& r, std::uint64_t n_tensors) {
+NEXTTOK_DECL void gguf_file::read_tensor_infos(byte_reader& r, std::uint64_t n_tensors) {
     // A tensor entry takes at least 8 (name length) + 4 (n_dims) + 8 (one dim) + 4 (type) + 8 (offset) bytes.
     if (n_tensors > r.remaining() / 32)
         r.fail_at(8, "tensor count",
@@ -182,7 +314,7 @@ inline void gguf_file::read_tensor_infos(byte_reader& r, std::uint64_t n_tensors
     }
 }
 
-inline void gguf_file::place_tensors() {
+NEXTTOK_DECL void gguf_file::place_tensors() {
     const std::uint64_t data_size = file_.size() - std::min<std::uint64_t>(data_offset_, file_.size());
     for (tensor_view& t : tensors_) {
         std::uint64_t end = 0;
