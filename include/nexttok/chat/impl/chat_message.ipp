@@ -9,7 +9,6 @@
 
 namespace nexttok {
 
-// The JSON array a template iterates: [{"role": ..., "content": ...}, ...], keys in that order.
 NEXTTOK_DECL nlohmann::ordered_json to_json(std::span<const chat_message> messages) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const chat_message& m : messages) out.push_back({{"role", m.role}, {"content", m.content}});

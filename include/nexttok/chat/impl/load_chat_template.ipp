@@ -19,7 +19,6 @@
 
 namespace nexttok {
 
-// The template in a GGUF file's metadata; `name` picks tokenizer.chat_template.<name> (e.g. "tool_use").
 NEXTTOK_DECL std::optional<chat_template> load_chat_template(const gguf_file& file, std::string_view name) {
     const std::string key = name.empty() ? "tokenizer.chat_template" : "tokenizer.chat_template." + std::string(name);
     const std::optional<std::string_view> source = file.find_string(key);
@@ -27,7 +26,6 @@ NEXTTOK_DECL std::optional<chat_template> load_chat_template(const gguf_file& fi
     return chat_template(*source, file.name() + " " + key);
 }
 
-// The template in a tokenizer_config.json; `name` picks one of a list (default: "default").
 NEXTTOK_DECL std::optional<chat_template> load_chat_template_from_tokenizer_config(const std::filesystem::path& path,
                                                                                    std::string_view name) {
     std::ifstream in(path, std::ios::binary);
