@@ -36,6 +36,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace nexttok {
@@ -332,6 +333,37 @@ private:
         }
     }
 
+    // The cached rows each row of the batch attends to in layer l: a table of key and value row
+    // pointers per sequence (positions [0, pos0 + tokens.size()), read from its cache once per
+    // layer), which that sequence's rows share, each up to its own position.
+    template <class Cache>
+    const attention_rows<kv_element_t<Cache>>* attention_rows_of(std::int64_t l,
+                                                                 std::span<const batch_sequence<Cache>> batch) {
+        using Row = kv_element_t<Cache>;
+        row_table<Row>& table = std::get<row_table<Row>>(row_tables_);
+        std::size_t positions = 0, rows = 0;
+        for (const batch_sequence<Cache>& b : batch) {
+            positions += static_cast<std::size_t>(b.pos0) + b.tokens.size();
+            rows += b.tokens.size();
+        }
+        table.keys.resize(positions);
+        table.values.resize(positions);
+        table.rows.resize(rows);
+        std::size_t first = 0, i = 0;
+        for (const batch_sequence<Cache>& b : batch) {
+            const Cache& cache = *b.cache;
+            const std::int64_t end = b.pos0 + static_cast<std::int64_t>(b.tokens.size());
+            for (std::int64_t t = 0; t < end; ++t) {
+                table.keys[first + static_cast<std::size_t>(t)] = cache.key(l, t);
+                table.values[first + static_cast<std::size_t>(t)] = cache.value(l, t);
+            }
+            for (std::int64_t pos = b.pos0; pos < end; ++pos)
+                table.rows[i++] = {table.keys.data() + first, table.values.data() + first, pos + 1};
+            first += static_cast<std::size_t>(end);
+        }
+        return table.rows.data();
+    }
+
     // One transformer block over the n rows of a batch, in data-flow order (as llama2.c's run.c).
     // Row i belongs to sequence row_sequence_[i] of `batch` and sits at position row_position_[i].
     template <class Cache>
@@ -368,13 +400,7 @@ private:
 
         // Causal grouped-query attention (attention.hpp): row i attends to its own sequence's
         // positions [0, pos], in the cache's element type (Scalar, or q8_0 blocks read in place).
-        const auto rows = [&](std::int64_t i) {
-            const Cache& cache = *batch[static_cast<std::size_t>(row_sequence_[static_cast<std::size_t>(i)])].cache;
-            return make_attention_rows([&cache, l](std::int64_t t) { return cache.key(l, t); },
-                                       [&cache, l](std::int64_t t) { return cache.value(l, t); },
-                                       row_position_[static_cast<std::size_t>(i)] + 1);
-        };
-        causal_attention(attn_shape_, n, q_.data(), rows, att_.data(), attn_work_, pool_);
+        causal_attention(attn_shape_, n, q_.data(), attention_rows_of(l, batch), att_.data(), attn_work_, pool_);
 
         // x += att Wo^T + bo
         matmul(w.attn_output, att_.data(), q_dim, n, proj_.data(), dim, pool_, work_);
@@ -434,6 +460,13 @@ private:
     std::vector<std::int64_t> row_position_;   // (n) the position of each row
     std::vector<std::int64_t> out_rows_;       // (rows that produce logits) their row indices, ascending
     attention_workspace attn_work_;            // per thread: the scores and outputs of one task's query heads
+    // attention_rows_of's tables, for caches of Scalar and of q8_0 blocks (grown, never shrunk).
+    template <class Row>
+    struct row_table {
+        std::vector<const Row*> keys, values;   // (positions of every sequence)
+        std::vector<attention_rows<Row>> rows;  // (n)
+    };
+    std::tuple<row_table<Scalar>, row_table<block_q8_0>> row_tables_;
 };
 
 }  // namespace nexttok

@@ -5,6 +5,8 @@
 // - then, with NEXTTOK_KERNELS_DISPATCH (detail/isa.hpp), each higher set under #pragma GCC target
 //   (GCC) or #pragma clang attribute with the target attribute (Clang): the one place that names
 //   the targets, whose features detail/isa.hpp's cpu_level() checks.
+// With NEXTTOK_EACH_ISA_BASE_ONLY defined (kernels/detail/passes.hpp, in a program's translation unit
+// when the library is compiled separately), only the first.
 // Ends with the NEXTTOK_KERNELS_* macros of the translation unit's flags again. The kernels
 // (kernels/detail/passes.hpp) and the benchmarks' limit loops are compiled this way; NEXTTOK_ISA_CALL
 // (detail/isa.hpp) calls the set in use. Internal; no include guard (included once per body).
@@ -15,7 +17,8 @@
 #include <nexttok/detail/isa.hpp>
 
 // The intrinsics of the higher sets, declared before (outside) their target pragmas.
-#if defined(NEXTTOK_KERNELS_DISPATCH)
+#if defined(NEXTTOK_KERNELS_DISPATCH) && !defined(NEXTTOK_EACH_ISA_BASE_ONLY)
+#define NEXTTOK_EACH_ISA_HIGHER 1
 #include <immintrin.h>
 #endif
 
@@ -23,7 +26,7 @@
 #include NEXTTOK_EACH_ISA_BODY
 #undef NEXTTOK_KERNEL_PASS
 
-#if defined(NEXTTOK_KERNELS_DISPATCH) && NEXTTOK_KERNELS_BASE_LEVEL < 1
+#if defined(NEXTTOK_EACH_ISA_HIGHER) && NEXTTOK_KERNELS_BASE_LEVEL < 1
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)
 #else
@@ -43,7 +46,7 @@
 #endif
 #endif
 
-#if defined(NEXTTOK_KERNELS_DISPATCH) && NEXTTOK_KERNELS_BASE_LEVEL < 2
+#if defined(NEXTTOK_EACH_ISA_HIGHER) && NEXTTOK_KERNELS_BASE_LEVEL < 2
 #if defined(__clang__)
 #pragma clang attribute push(                                                                               \
     __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx512vbmi,gfni,avx2,fma,f16c"))), \
@@ -68,3 +71,5 @@
 // Back to the macros of the translation unit's flags.
 #include <nexttok/detail/isa_macros.hpp>
 #undef NEXTTOK_EACH_ISA_BODY
+#undef NEXTTOK_EACH_ISA_BASE_ONLY
+#undef NEXTTOK_EACH_ISA_HIGHER

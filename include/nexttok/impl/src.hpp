@@ -11,6 +11,8 @@
     "<nexttok/impl/src.hpp> is for builds that define NEXTTOK_SEPARATE_COMPILATION (header-only builds need no source file)"
 #endif
 
+// Every kernel set here (kernels/detail/passes.hpp), for the entry points of kernels/impl/passes.ipp.
+#define NEXTTOK_DETAIL_COMPILING_LIBRARY 1
 #include <nexttok/nexttok.hpp>
 
 // chat
@@ -58,6 +60,7 @@
 // kernels, cache, decoder, detail
 #include <nexttok/kernels/impl/buffers.ipp>
 #include <nexttok/kernels/impl/kernel_isa.ipp>
+#include <nexttok/kernels/impl/passes.ipp>
 #include <nexttok/kernels/impl/thread_pool.ipp>
 
 // sampling, stopping, generation, batching, speculative

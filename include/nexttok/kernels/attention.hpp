@@ -156,16 +156,17 @@ inline q8_0_row cached_row(const block_q8_0* row, std::int64_t offset) noexcept 
 namespace kernel_detail {
 
 // Causal grouped-query attention of n query rows: row i, its queries q + i * n_heads * head_dim,
-// attends to the positions rows(i) gives (an attention_rows: its own sequence's [0, pos]), and its
-// output goes to att + i * n_heads * head_dim, converted to Out. A task takes several query heads
-// of one key/value head, so that their keys stay in cache and each value row is read once for all
-// of them (the whole group, halved while that would leave fewer than two tasks per thread); rows go
-// in the order 0, n - 1, 1, n - 2, ..., so that each thread's contiguous share of the tasks mixes
-// short and long causal rows. Each head's scores and output are computed exactly as alone (the same
-// sum per output), so the split changes no result. `ws` reserved for the shape and the longest row.
-template <class Out, class Rows>
-void causal_attention(const attention_shape& s, std::int64_t n, const float* q, Rows&& rows, Out* att,
-                      attention_workspace& ws, thread_pool& pool) {
+// attends to the cached rows rows[i] gives (its own sequence's [0, pos]), and its output goes to
+// att + i * n_heads * head_dim, converted to Out. A task takes several query heads of one
+// key/value head, so that their keys stay in cache and each value row is read once for all of
+// them (the whole group, halved while that would leave fewer than two tasks per thread); rows go in
+// the order 0, n - 1, 1, n - 2, ..., so that each thread's contiguous share of the tasks mixes
+// short and long causal rows. Each head's scores and output are computed exactly as alone (the
+// same sum per output), so the split changes no result. `ws` reserved for the shape and the
+// longest row.
+template <class Out, class Row>
+void causal_attention(const attention_shape& s, std::int64_t n, const float* q, const attention_rows<Row>* rows,
+                      Out* att, attention_workspace& ws, thread_pool& pool) {
     const std::int64_t group = s.n_heads / s.n_kv_heads, hd = s.head_dim, q_dim = s.n_heads * s.head_dim;
     std::int64_t per_task = group;
     while (per_task % 2 == 0 && n * (s.n_heads / per_task) < 2 * pool.size()) per_task /= 2;
@@ -173,15 +174,15 @@ void causal_attention(const attention_shape& s, std::int64_t n, const float* q, 
     pool.parallel_for(n * tasks_per_token, [&](std::int64_t task, int thread) {
         const std::int64_t u = task / tasks_per_token, h0 = (task % tasks_per_token) * per_task;
         const std::int64_t i = u % 2 == 0 ? u / 2 : n - 1 - u / 2;
-        const auto r = rows(i);
+        const attention_rows<Row>& r = rows[i];
         const std::int64_t kv_off = (h0 / group) * hd;
         float* scores = ws.scores(thread);
         float* out = ws.outputs(thread);
         const auto key_row = [&](std::int64_t t) {
-            return cached_row(r.key(t), kv_off);
+            return cached_row(r.key[t], kv_off);
         };
         const auto value_row = [&](std::int64_t t) {
-            return cached_row(r.value(t), kv_off);
+            return cached_row(r.value[t], kv_off);
         };
         dot_rows(key_row, r.n_pos, q + i * q_dim + h0 * hd, per_task, hd, hd, s.scale, scores, ws.positions());
         for (std::int64_t k = 0; k < per_task; ++k) softmax(scores + k * ws.positions(), r.n_pos);

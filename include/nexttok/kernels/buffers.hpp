@@ -9,14 +9,21 @@
 #include <nexttok/tensor/quant_blocks.hpp>
 #include <nexttok/tensor/tensor_view.hpp>
 
+#include <Eigen/Core>
+
 #include <algorithm>
 #include <bit>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 namespace nexttok {
+
+// A type of one element of a dense vector: weights, activations and cache entries.
+template <class T>
+concept dense_element = std::same_as<T, float> || std::same_as<T, Eigen::half> || std::same_as<T, Eigen::bfloat16>;
 
 // One activation row of n elements (n % 32 == 0) quantized to 8 bits per block of 32: element i
 // ~= lane_scales[i / 4] * qs[i]. Arrays rather than blocks, so that a SIMD load of any width takes
@@ -142,18 +149,16 @@ struct matmul_target {
     std::int64_t ldy;
 };
 
-// The cached rows one query row attends to: key(t) and value(t) give the start of position t's
-// key and value rows (all heads), for t < n_pos.
-template <class Key, class Value>
+// The cached rows one query row attends to: key[t] and value[t] point to the start of position t's
+// key and value rows (all heads), for t < n_pos. Row is the cache's element type: float,
+// Eigen::half, Eigen::bfloat16 or block_q8_0. The tables belong to the caller (a decoder builds one
+// per sequence and layer, which the query rows of that sequence share).
+template <class Row>
 struct attention_rows {
-    Key key;
-    Value value;
-    std::int64_t n_pos;
+    const Row* const* key = nullptr;
+    const Row* const* value = nullptr;
+    std::int64_t n_pos = 0;
 };
-template <class Key, class Value>
-attention_rows<Key, Value> make_attention_rows(Key key, Value value, std::int64_t n_pos) {
-    return {std::move(key), std::move(value), n_pos};
-}
 
 // Grouped-query attention's shape: query head h reads key/value head h / (n_heads / n_kv_heads).
 struct attention_shape {

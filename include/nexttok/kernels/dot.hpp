@@ -21,10 +21,6 @@
 
 namespace nexttok::NEXTTOK_KERNEL_PASS {
 
-// A type of one element of a dense vector: weights, activations and cache entries.
-template <class T>
-concept dense_element = std::same_as<T, float> || std::same_as<T, Eigen::half> || std::same_as<T, Eigen::bfloat16>;
-
 using kernel_detail::simd::acc_slot;
 
 // Floats of one step of dot_block_range: the columns that go once through every accumulator.

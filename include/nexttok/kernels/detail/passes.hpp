@@ -8,7 +8,12 @@
 // What the sets share (tensor/, the workspaces of kernels/buffers.hpp, the thread pool) is included
 // before any set, so that no shared function is compiled for a higher instruction set.
 //
-// matmul, matmul_group and causal_attention here call the set in use (one switch per call).
+// matmul_group and causal_attention here call the set in use (one switch per call). They take a
+// fixed set of element types (no callables), so that with NEXTTOK_SEPARATE_COMPILATION
+// (detail/config.hpp) they are instantiated once for each, with every set, in the library's
+// translation unit (impl/src.hpp: kernels/impl/passes.ipp), and a program's own translation units
+// compile only their base set (no higher set, no <immintrin.h> for them). Header-only, every
+// translation unit compiles every set and instantiates the entry points it calls.
 #pragma once
 
 #include <nexttok/detail/aligned_buffer.hpp>
@@ -38,7 +43,11 @@
 #include <utility>
 #include <vector>
 
-// Every kernel file, once per set.
+// Every kernel file, once per set (only the base set in a program's translation unit when compiled
+// separately: impl/src.hpp defines NEXTTOK_DETAIL_COMPILING_LIBRARY).
+#if !NEXTTOK_HEADER_ONLY && !defined(NEXTTOK_DETAIL_COMPILING_LIBRARY)
+#define NEXTTOK_EACH_ISA_BASE_ONLY
+#endif
 #define NEXTTOK_EACH_ISA_BODY <nexttok/kernels/detail/pass_bodies.hpp>
 #include <nexttok/detail/each_isa.hpp>
 
@@ -54,20 +63,15 @@ void q8_activations::quantize(std::int64_t t, const X* x) noexcept {
     isa_base::kernel_detail::quantize_activations(*this, t, x);
 }
 
-// Calls `call` (a function and its arguments) in the kernel set in use.
-#define NEXTTOK_KERNELS_CALL(call) NEXTTOK_ISA_CALL(::nexttok, call)
-
 // For each target, y[t * ldy + r] = dot(W row r, x[t * ldx ...]) for t < n, r < W.rows(), in one
 // parallel_for. Every W has the same cols. Throws unsupported_error for a weight type without
 // kernels (the loaders reject those up front), before any work starts.
-template <class X>
+template <dense_element X>
 void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64_t ldx, std::int64_t n,
-                  thread_pool& pool, matmul_workspace& ws) {
-    NEXTTOK_KERNELS_CALL(kernel_detail::matmul_group(targets, x, ldx, n, pool, ws))
-}
+                  thread_pool& pool, matmul_workspace& ws);
 
 // y[t * ldy + r] = dot(W row r, x[t * ldx ...]) for t < n, r < W.rows().
-template <class X>
+template <dense_element X>
 void matmul(const tensor_view& w, const X* x, std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy,
             thread_pool& pool, matmul_workspace& ws) {
     const matmul_target target{&w, y, ldy};
@@ -75,20 +79,23 @@ void matmul(const tensor_view& w, const X* x, std::int64_t ldx, std::int64_t n, 
 }
 
 // As above with a workspace of the calling thread (allocates when it first sees a larger n x cols).
-template <class X>
+template <dense_element X>
 void matmul(const tensor_view& w, const X* x, std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy,
             thread_pool& pool) {
     thread_local matmul_workspace ws;
     matmul(w, x, ldx, n, y, ldy, pool, ws);
 }
 
-// Causal grouped-query attention of n query rows (attention.hpp: kernel_detail::causal_attention).
-template <class Out, class Rows>
-void causal_attention(const attention_shape& s, std::int64_t n, const float* q, Rows&& rows, Out* att,
-                      attention_workspace& ws, thread_pool& pool) {
-    NEXTTOK_KERNELS_CALL(kernel_detail::causal_attention(s, n, q, std::forward<Rows>(rows), att, ws, pool))
-}
-
-#undef NEXTTOK_KERNELS_CALL
+// Causal grouped-query attention of n query rows (attention.hpp: kernel_detail::causal_attention):
+// rows[i] for i < n. The output in the decoder's element type, the cached rows in the cache's (the
+// same, or q8_0 blocks).
+template <dense_element Out, class Row>
+requires std::same_as<Row, Out> || std::same_as<Row, block_q8_0>
+void causal_attention(const attention_shape& s, std::int64_t n, const float* q, const attention_rows<Row>* rows,
+                      Out* att, attention_workspace& ws, thread_pool& pool);
 
 }  // namespace nexttok
+
+#if NEXTTOK_HEADER_ONLY
+#include <nexttok/kernels/impl/passes.ipp>
+#endif
