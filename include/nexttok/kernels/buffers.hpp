@@ -16,7 +16,6 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 namespace nexttok {

@@ -16,7 +16,6 @@
 
 #include <bit>
 #include <cmath>
-#include <concepts>
 #include <cstdint>
 
 namespace nexttok::NEXTTOK_KERNEL_PASS {
