@@ -41,7 +41,7 @@ namespace kernel_detail {
 inline constexpr std::int64_t rows_per_task = 16;
 inline constexpr int max_group = 4;  // matrices per matmul_group
 // Decode (one token) reads each weight once from memory: tiles of decode_tile_rows<W> rows,
-// whose weights are prefetched (to L1) about prefetch_bytes ahead, and the integer kernels also
+// whose weights are prefetched (simd::prefetch_cursor) about prefetch_bytes ahead, and the integer kernels also
 // fetch each row's lines a few steps ahead into L1 (quant_act.hpp, near_steps). The measurements
 // that chose these values are in the README ("How the kernels' parameters were chosen").
 template <class W>

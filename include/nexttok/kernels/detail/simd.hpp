@@ -61,12 +61,13 @@ inline void prefetch_lines(std::uintptr_t begin, std::uintptr_t end) noexcept {
 }
 
 // Software prefetch of the weight rows a little past the current register tile (matmul.hpp:
-// prefetch_bytes), a few lines per step of the current tile, into L1 (and so L2), so that the
+// prefetch_bytes), a few lines per step of the current tile, so that the
 // memory system always has the coming rows in flight (the hardware prefetchers alone leave decode
 // at about half of the bandwidth with short quantized rows). Into L1 rather than L2: 1.1B decode
 // steps 2-8% shorter with 1 thread, up to 6% with 2 (one run of q4_0 1% longer; README, "How the
-// kernels' parameters were chosen"). Prefetching never faults, so the cursor may run past the end
-// of a matrix.
+// kernels' parameters were chosen"), on AMD Zen 5. On Intel CPUs into L2
+// (detail::isa::cpu_prefetch_rows_into_l2: there L1 prefetches wait for fill buffers). Prefetching
+// never faults, so the cursor may run past the end of a matrix.
 //
 // advance(bytes) moves the cursor on by exactly `bytes` and prefetches each line that starts in
 // the stretch passed, so a range's lines are requested once each and evenly over the steps that
@@ -76,17 +77,23 @@ inline void prefetch_lines(std::uintptr_t begin, std::uintptr_t end) noexcept {
 struct prefetch_cursor {
     const char* next = nullptr;
     const char* end = nullptr;
+    bool into_l2 = false;
 
     prefetch_cursor() = default;
     // The lines of [begin, end): begin is taken down to the start of its line.
     prefetch_cursor(const char* begin, const char* end_) noexcept
             : next(reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(begin) & ~std::uintptr_t{63})),
-              end(end_) {}
+              end(end_),
+              into_l2(::nexttok::detail::isa::cpu_prefetch_rows_into_l2()) {}
 
     void advance(std::size_t bytes) noexcept {
         if (next >= end) return;
         const char* stop = static_cast<std::size_t>(end - next) > bytes ? next + bytes : end;
-        prefetch_lines<3>(reinterpret_cast<std::uintptr_t>(next), reinterpret_cast<std::uintptr_t>(stop));
+        const auto b = reinterpret_cast<std::uintptr_t>(next), e = reinterpret_cast<std::uintptr_t>(stop);
+        if (into_l2)
+            prefetch_lines<2>(b, e);
+        else
+            prefetch_lines<3>(b, e);
         next = stop;
     }
 };
