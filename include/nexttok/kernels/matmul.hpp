@@ -58,6 +58,14 @@ inline constexpr int tile_rows = 4, tile_tokens = 6;  // 24 of the 32 zmm regist
 #else
 inline constexpr int tile_rows = 2, tile_tokens = 3;
 #endif
+#if defined(NEXTTOK_KERNELS_INT8_AVX512)
+// Integer kernels and 7 or 8 tokens read in place (a batch of decode steps): one tile of 3 rows
+// (24 accumulators) instead of tiles of 6 tokens and of the 1-2 left, whose weight unpacking
+// serves only those 1-2. Intel Xeon (family 6 model 167), 1.1B shape, batch 8, 2 threads: q8_0
+// 80 -> 99 tokens/s, q4_0 119 -> 141, q4_k 97 -> 110 (README, "Batched decode"). Dense weights
+// keep 4 x 6 + 4 x 2: 3 x 8 gained 3% there and was 10-15% slower on AMD Zen 5.
+inline constexpr int wide_tile_rows = 3, wide_tile_tokens = 8;
+#endif
 // Register tiles of packed dense weights (prefill): packed_block_range holds one accumulator per
 // output in registers at a time, so with AVX2 (two accumulators per output) a tile of 12
 // registers serves 6 tokens instead of dot_block's 3, and each weight chunk read from L2 serves
@@ -93,14 +101,19 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
         for (int i = 0; i < NR; ++i)
             for (int t = 0; t < NT; ++t) y[t * ldy + r + i] = out[i * NT + t];
     };
+#if defined(NEXTTOK_KERNELS_INT8_AVX512)
+    constexpr int NR = NT == 1 ? decode_tile_rows<W> : NT > tile_tokens ? wide_tile_rows : tile_rows;
+#else
     constexpr int NR = NT == 1 ? decode_tile_rows<W> : tile_rows;
+#endif
     std::int64_t r = r0;
     for (; r + NR <= r1; r += NR) tile.template operator()<NR>(r);
     for (; r < r1; ++r) tile.template operator()<1>(r);
 }
 
 // Rows [r0, r1) of w times the n rows of x (row stride ldx): token tiles of tile_tokens, then
-// the remaining tokens as one narrower tile. Each tile runs over all columns (decode).
+// the remaining tokens as one narrower tile (integer kernels: 7 or 8 tokens as one wide tile).
+// Each tile runs over all columns (decode).
 template <class W, class X>
 void row_block(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols, const X* x,
                std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy) noexcept {
@@ -109,6 +122,13 @@ void row_block(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1
         for (int k = 0; k < NT; ++k) xs[k] = x + (t + k) * ldx;
         rows_times_tokens<NT>(w, stride, r0, r1, cols, xs, y + t * ldy, ldy);
     };
+#if defined(NEXTTOK_KERNELS_INT8_AVX512)
+    static_assert(wide_tile_tokens == tile_tokens + 2);
+    if constexpr (std::is_same_v<X, q8_act_row>) {
+        if (n == wide_tile_tokens) return tokens.template operator()<wide_tile_tokens>(0);
+        if (n == wide_tile_tokens - 1) return tokens.template operator()<wide_tile_tokens - 1>(0);
+    }
+#endif
     std::int64_t t = 0;
     for (; t + tile_tokens <= n; t += tile_tokens) tokens.template operator()<tile_tokens>(t);
     [&]<int... K>(std::integer_sequence<int, K...>) {
