@@ -59,11 +59,9 @@ inline constexpr int tile_rows = 4, tile_tokens = 6;  // 24 of the 32 zmm regist
 inline constexpr int tile_rows = 2, tile_tokens = 3;
 #endif
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
-// Integer kernels and 7 or 8 tokens read in place (a batch of decode steps): one tile of 3 rows
-// (24 accumulators) instead of tiles of 6 tokens and of the 1-2 left, whose weight unpacking
-// serves only those 1-2. Intel Xeon (family 6 model 167), 1.1B shape, batch 8, 2 threads: q8_0
-// 80 -> 99 tokens/s, q4_0 119 -> 141, q4_k 97 -> 110 (README, "Batched decode"). Dense weights
-// keep 4 x 6 + 4 x 2: 3 x 8 gained 3% there and was 10-15% slower on AMD Zen 5.
+// Integer kernels, 7-8 tokens in place: one tile of 3 rows (24 accumulators), not 6 tokens and a
+// tile of 1-2 that unpacks the weights again for them (batch 8: q8_0 80 -> 99 tokens/s; README,
+// "Batched decode"). Dense weights keep 6 + 2 (3 x 8 lost 10-15% on AMD Zen 5).
 inline constexpr int wide_tile_rows = 3, wide_tile_tokens = 8;
 #endif
 // Register tiles of packed dense weights (prefill): packed_block_range holds one accumulator per
@@ -112,7 +110,8 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
 }
 
 // Rows [r0, r1) of w times the n rows of x (row stride ldx): token tiles of tile_tokens, then
-// the remaining tokens as one narrower tile (integer kernels: 7 or 8 tokens as one wide tile).
+// the remaining tokens as one narrower tile (integer kernels with AVX-512: wide tiles of 8 tokens
+// first, and 7 as one wide tile).
 // Each tile runs over all columns (decode).
 template <class W, class X>
 void row_block(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols, const X* x,
@@ -124,12 +123,14 @@ void row_block(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1
     };
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
     static_assert(wide_tile_tokens == tile_tokens + 2);
-    if constexpr (std::is_same_v<X, q8_act_row>) {
-        if (n == wide_tile_tokens) return tokens.template operator()<wide_tile_tokens>(0);
-        if (n == wide_tile_tokens - 1) return tokens.template operator()<wide_tile_tokens - 1>(0);
-    }
-#endif
     std::int64_t t = 0;
+    if constexpr (std::is_same_v<X, q8_act_row>) {
+        for (; t + wide_tile_tokens <= n; t += wide_tile_tokens) tokens.template operator()<wide_tile_tokens>(t);
+        if (n - t == wide_tile_tokens - 1) return tokens.template operator()<wide_tile_tokens - 1>(t);
+    }
+#else
+    std::int64_t t = 0;
+#endif
     for (; t + tile_tokens <= n; t += tile_tokens) tokens.template operator()<tile_tokens>(t);
     [&]<int... K>(std::integer_sequence<int, K...>) {
         ((n - t == K + 1 ? tokens.template operator()<K + 1>(t) : void()), ...);
@@ -169,8 +170,16 @@ inline constexpr std::int64_t packed_rows_per_task = 48;
 // tokens (a batch of decode steps, a speculative verification) then costs about one decode step
 // (README, as above). The outputs are the same, bitwise.
 inline constexpr std::int64_t dense_in_place_tokens = 16;
-// The same for weights with an int8 kernel (q8_0, q4_0, k-quants): up to this many tokens, row_block.
+// The same for weights with an int8 kernel: up to this many tokens, and with AVX-512 also two wide
+// tiles (batch 16: q8_0 94-95 -> 106 tokens/s against the prefill kernels; README, as above).
 inline constexpr std::int64_t int8_in_place_tokens = 8;
+inline constexpr bool int8_in_place(std::int64_t n) noexcept {
+#if defined(NEXTTOK_KERNELS_INT8_AVX512)
+    return n <= int8_in_place_tokens || n == 2 * wide_tile_tokens;
+#else
+    return n <= int8_in_place_tokens;
+#endif
+}
 // Packed dense prefill takes the columns in ranges of this many (steps of dot_step columns).
 inline constexpr std::int64_t packed_prefill_columns = 512;
 static_assert(packed_prefill_columns % dot_step == 0);
@@ -458,7 +467,7 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
                 return kernel_detail::simd::prefetch_cursor{row_address(r1), row_address(std::min(rows, 2 * r1 - r0))};
             };
             if constexpr (kernel_detail::uses_int8<W>) {
-                if (n <= kernel_detail::int8_in_place_tokens)
+                if (kernel_detail::int8_in_place(n))
                     kernel_detail::row_block(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy);
                 else
                     kernel_detail::row_block_prefill(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy, nullptr, nullptr,
