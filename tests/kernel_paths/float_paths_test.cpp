@@ -18,6 +18,7 @@
 #include <immintrin.h>
 #endif
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -196,6 +197,46 @@ TEST(float_paths, avx512bf16_instructions_match_the_documented_rounding_and_orde
             EXPECT_EQ(std::bit_cast<std::uint32_t>(out[j]), std::bit_cast<std::uint32_t>(want)) << "lane " << j;
         }
     }
+}
+
+// Prefill's two ways with bfloat16 weights (matmul.hpp, pack_tiles): operands packed as words for
+// vdpbf16ps, or as floats for two FMAs per pair. This CPU's choice (bf16_dot_in_prefill) is the one
+// the matmul test above checks; here both give the same accumulators, bitwise, over two ranges of
+// columns, on values of any exponent.
+TEST(float_paths, bf16_prefill_by_vdpbf16ps_matches_two_fmas) {
+    NEXTTOK_REQUIRE_KERNEL_PATH();
+    using namespace kernel_detail;
+    constexpr int R = packed_tile_rows, T = packed_tile_tokens;
+    constexpr std::int64_t cols = 2 * packed_range_steps * bf16_step, ld = T * acc_slot;
+    std::mt19937_64 rng(23);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::uniform_int_distribution<int> exponent(-20, 20);
+    std::vector<Eigen::bfloat16> w(static_cast<std::size_t>(R * cols));
+    std::vector<bf16_act> x(static_cast<std::size_t>(T * cols));
+    for (auto& v : w) v = Eigen::bfloat16(std::ldexp(dist(rng), exponent(rng)));
+    for (auto& v : x) v = round_to_bf16(std::ldexp(dist(rng), exponent(rng)));
+    const auto accumulators = [&](bool words) {
+        const std::int64_t steps = words ? cols / bf16_step : cols / dot_step;
+        std::vector<float> pw(static_cast<std::size_t>(steps * R * 16)), px(static_cast<std::size_t>(steps * T * 16));
+        pack_tiles<Eigen::bfloat16, true>(w.data(), cols, R, steps, R, true, pw.data(), R, 0, words);
+        pack_tiles<bf16_act, true>(x.data(), cols, T, steps, T, false, px.data(), T, 0, words);
+        std::vector<float> acc(static_cast<std::size_t>(R * ld));
+        for (std::int64_t k0 = 0; k0 < steps; k0 += packed_range_steps) {
+            const std::int64_t k1 = std::min(steps, k0 + packed_range_steps);
+            const float* wp = pw.data() + packed_tile_offset(k0, k1, R, 0);
+            const float* xp = px.data() + packed_tile_offset(k0, k1, T, 0);
+            if (words)
+                packed_bf16_block_range_dp<R, T>(wp, xp, k1 - k0, acc.data(), ld, k0 == 0);
+            else
+                packed_block_range<R, T>(wp, xp, k1 - k0, acc.data(), ld, k0 == 0);
+        }
+        return acc;
+    };
+    const std::vector<float> by_words = accumulators(true), by_floats = accumulators(false);
+    ASSERT_EQ(by_words.size(), by_floats.size());
+    for (std::size_t i = 0; i < by_words.size(); ++i)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(by_words[i]), std::bit_cast<std::uint32_t>(by_floats[i]))
+            << "float " << i;
 }
 #endif
 

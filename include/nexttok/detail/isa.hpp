@@ -148,13 +148,9 @@ inline bool cpu_has_avx512bf16() noexcept {
 #endif
 }
 
-// Whether the kernels' software prefetch of the weight rows ahead (simd::prefetch_cursor) asks for
-// L2 rather than L1: on Intel CPUs (CPUID vendor "GenuineIntel"), decided once. A prefetch into L1
-// holds one of the core's few L1 fill buffers until its line comes from memory, and there it
-// capped decode: Intel Xeon (family 6 model 167, 2 threads), 1.1B-shaped decode f16 10.9 -> 12.8,
-// q8_0 16.5 -> 22.4, q4_0 29 -> 39 tokens/s with L2. On AMD Zen 5, L1 was 2-8% faster (README,
-// "How the kernels' parameters were chosen").
-inline bool cpu_prefetch_rows_into_l2() noexcept {
+// Whether this is an Intel CPU (CPUID vendor "GenuineIntel"), decided once: two choices of the
+// kernels that only measurement could make depend on it (below).
+inline bool cpu_is_intel() noexcept {
 #if defined(__GNUC__) && defined(__x86_64__)
     static const bool intel = [] {
         unsigned int eax = 0, ebx = 0, ecx = 0, edx = 0;
@@ -166,6 +162,20 @@ inline bool cpu_prefetch_rows_into_l2() noexcept {
     return false;
 #endif
 }
+
+// Whether the kernels' software prefetch of the weight rows ahead (simd::prefetch_cursor) asks for
+// L2 rather than L1: on Intel CPUs. A prefetch into L1 holds one of the core's few L1 fill buffers
+// until its line comes from memory, and there it capped decode: Intel Xeon (family 6 model 167, 2
+// threads), 1.1B-shaped decode f16 10.9 -> 12.8, q8_0 16.5 -> 22.4, q4_0 29 -> 39 tokens/s with L2.
+// On AMD Zen 5, L1 was 2-8% faster (README, "How the kernels' parameters were chosen").
+inline bool cpu_prefetch_rows_into_l2() noexcept { return cpu_is_intel(); }
+
+// Whether vdpbf16ps runs at the rate of the FMAs it replaces (32 products per instruction, as two
+// FMAs make): not on Intel CPUs, where it issues once per two cycles (Intel Xeon, family 6 model
+// 167: a quarter of the FMA rate, so half the products), and the compute-bound prefill multiplies
+// bfloat16 weights by two FMAs instead (kernels/dot.hpp, bf16_dot_in_prefill: 1.1B-shaped prefill
+// 0.44 -> 0.53 of the float peak). On AMD Zen 5 it ran prefill at 1.36-1.39 of that peak.
+inline bool cpu_bf16_dot_full_rate() noexcept { return !cpu_is_intel(); }
 
 // The paths of the kernels the translation unit's flags give, by name (tests/kernel_paths prints them).
 inline constexpr const char* float_kernels =

@@ -275,6 +275,13 @@ inline bool bf16_dot_instruction() noexcept {
 #endif
 }
 
+// Whether matmul's prefill (pack_tiles, packed_steps, row_block_prefill) multiplies bfloat16
+// weights by vdpbf16ps: where this set does and the CPU runs it at full rate (detail/isa.hpp,
+// cpu_bf16_dot_full_rate). Otherwise by two FMAs per pair, the same sums bitwise.
+inline bool bf16_dot_in_prefill() noexcept {
+    return bf16_dot_instruction() && ::nexttok::detail::isa::cpu_bf16_dot_full_rate();
+}
+
 // As dot_block_range for bfloat16 weights and rounded activations: columns [i0, i1) (multiples of
 // bf16_step) of NR rows x NT tokens into the accumulators in acc (the same layout).
 template <int NR, int NT>

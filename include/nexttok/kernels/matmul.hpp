@@ -201,14 +201,14 @@ inline constexpr std::int64_t packed_tile_offset(std::int64_t k0, std::int64_t k
 // the rest are tiles of one row (ones), or one tile (as for_each_tile does for rows and tokens).
 // Pairs (bfloat16 weights and their rounded activations, bf16_block_range's order): step 2 q of
 // a row holds the odd words of its columns [32 q, 32 q + 32), step 2 q + 1 the even ones, so that
-// packed_block_range adds them in that order; where this set uses vdpbf16ps
+// packed_block_range adds them in that order; where prefill uses vdpbf16ps
 // (packed_bf16_block_range_dp, one accumulator of 16 lanes), step q holds the 32 words as they
-// are, in the 16 floats of a step. packed_steps gives `steps` for each case.
+// are, in the 16 floats of a step (`words`). packed_steps gives `steps` for each case.
 template <class T, bool Pairs = false>
 void pack_tiles(const T* src, std::int64_t ld, std::int64_t count, std::int64_t steps, std::int64_t tile, bool ones,
-                float* out, std::int64_t total, std::int64_t first) noexcept {
+                float* out, std::int64_t total, std::int64_t first,
+                bool words = Pairs && bf16_dot_in_prefill()) noexcept {
     static_assert(!Pairs || (sizeof(T) == 2 && packed_range_steps % 2 == 0));
-    const bool words = Pairs && bf16_dot_instruction();
     for (std::int64_t k0 = 0; k0 < steps; k0 += packed_range_steps) {
         const std::int64_t len = std::min(packed_range_steps, steps - k0);
         for (std::int64_t p = 0; p < count;) {
@@ -244,11 +244,11 @@ inline constexpr std::int64_t dense_columns(std::int64_t cols) noexcept {
 }
 
 // The steps of a packed panel of rows of `cols` against activations X (pack_tiles): of 16 floats,
-// or of 32 words where this set packs bfloat16 operands for vdpbf16ps.
+// or of 32 words where prefill packs bfloat16 operands for vdpbf16ps (bf16_dot_in_prefill).
 template <class X>
 inline std::int64_t packed_steps(std::int64_t cols) noexcept {
     if constexpr (std::is_same_v<X, bf16_act>) {
-        if (bf16_dot_instruction()) return bf16_block_columns(cols) / bf16_step;
+        if (bf16_dot_in_prefill()) return bf16_block_columns(cols) / bf16_step;
     }
     return dense_columns<float, X>(cols) / dot_step;
 }
@@ -303,7 +303,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
                     qdot_block_range<NR, NT>(ws, xs, k0, k1, a, ld);
                 } else {
 #if defined(NEXTTOK_BF16_DOT_INSTRUCTION)
-                    if (pairs && bf16_dot_instruction()) {  // packed as words (pack_tiles)
+                    if (pairs && bf16_dot_in_prefill()) {  // packed as words (pack_tiles)
                         packed_bf16_block_range_dp<NR, NT>(panel + packed_tile_offset(k0, k1, r1 - r0, r - r0),
                                                            packed + packed_tile_offset(k0, k1, n, t), k1 - k0, a, ld,
                                                            k0 == 0);
