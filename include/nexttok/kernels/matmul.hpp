@@ -3,8 +3,8 @@
 // half / bfloat16): y is n x rows, float. The weight format is a runtime property of the tensor,
 // dispatched once per row block to a monomorphized kernel; quantized rows are read in place.
 // For the types with an integer kernel (has_int8_kernel: all block types but q5_k and q6_k) the
-// activation rows are first quantized to 8 bits (quant_act.hpp); for
-// dense weights and several tokens, activations and weight rows are packed as float first.
+// activation rows are first quantized to 8 bits (quant_act.hpp); for dense weights and several
+// tokens, activations and weight rows are packed as float first.
 //
 // Work is split into blocks of `rows_per_task` rows (`packed_rows_per_task` when packed) whatever
 // the thread count; several matrices that read the same x (q, k, v; gate, up) can share one
@@ -40,10 +40,10 @@ namespace kernel_detail {
 
 inline constexpr std::int64_t rows_per_task = 16;
 inline constexpr int max_group = 4;  // matrices per matmul_group
-// Decode (one token) reads each weight once from memory: tiles of decode_tile_rows<W> rows,
-// whose weights are prefetched (simd::prefetch_cursor) about prefetch_bytes ahead, and the integer kernels also
-// fetch each row's lines a few steps ahead into L1 (quant_act.hpp, near_steps). The measurements
-// that chose these values are in the README ("How the kernels' parameters were chosen").
+// Decode (one token) reads each weight once from memory: tiles of decode_tile_rows<W> rows, whose
+// weights are prefetched (simd::prefetch_cursor) about prefetch_bytes ahead, and the integer
+// kernels also fetch each row's lines a few steps ahead into L1 (quant_act.hpp, near_steps); why
+// these values: README, "How the kernels' parameters were chosen".
 template <class W>
 inline constexpr int decode_tile_rows = quant_block<W> ? 2 : 4;
 inline constexpr std::int64_t prefetch_bytes = 9 * 1024;
@@ -61,7 +61,7 @@ inline constexpr int tile_rows = 2, tile_tokens = 3;
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
 // Integer kernels, 7-8 tokens in place: one tile of 3 rows (24 accumulators), not 6 tokens and a
 // tile of 1-2 that unpacks the weights again for them (batch 8: q8_0 80 -> 99 tokens/s; README,
-// "Batched decode"). Dense weights keep 6 + 2 (3 x 8 lost 10-15% on AMD Zen 5).
+// "Batched decode"); float weights too where detail/isa.hpp's cpu_wide_dense_tiles says so.
 inline constexpr int wide_tile_rows = 3, wide_tile_tokens = 8;
 #endif
 // Register tiles of packed dense weights (prefill): packed_block_range holds one accumulator per
@@ -84,10 +84,12 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
         const W* ws[NR];
         for (int i = 0; i < NR; ++i) ws[i] = w + (r + i) * stride;
         float out[NR * NT];
-        // The rows of the tiles that follow are next in memory.
+        // The rows of the tiles that follow are next in memory (not for dense wide tiles: detail/isa.hpp).
         const std::int64_t row_bytes = stride * static_cast<std::int64_t>(sizeof(W));
         const char* next = reinterpret_cast<const char*>(w + (r + prefetch_distance_rows(row_bytes, NR)) * stride);
-        const simd::prefetch_cursor pf{next, next + NR * row_bytes};
+        constexpr bool ahead = NT <= tile_tokens || std::is_same_v<X, q8_act_row>;
+        const simd::prefetch_cursor pf =
+            ahead ? simd::prefetch_cursor{next, next + NR * row_bytes} : simd::prefetch_cursor{};
         if constexpr (std::is_same_v<X, q8_act_row>)
             NEXTTOK_KERNEL_PASS::qdot_block<NR, NT>(ws, xs, cols, out, pf);
         else if constexpr (std::is_same_v<X, bf16_act>)
@@ -109,10 +111,8 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
     for (; r < r1; ++r) tile.template operator()<1>(r);
 }
 
-// Rows [r0, r1) of w times the n rows of x (row stride ldx): token tiles of tile_tokens, then
-// the remaining tokens as one narrower tile (integer kernels with AVX-512: wide tiles of 8 tokens
-// first, and 7 as one wide tile).
-// Each tile runs over all columns (decode).
+// Rows [r0, r1) of w times the n rows of x (row stride ldx), each tile over all columns (decode): tiles
+// of tile_tokens tokens, then the rest as one (with AVX-512, wide tiles first: 8, and 7 as one; above).
 template <class W, class X>
 void row_block(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols, const X* x,
                std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy) noexcept {
@@ -124,9 +124,11 @@ void row_block(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
     static_assert(wide_tile_tokens == tile_tokens + 2);
     std::int64_t t = 0;
-    if constexpr (std::is_same_v<X, q8_act_row>) {
-        for (; t + wide_tile_tokens <= n; t += wide_tile_tokens) tokens.template operator()<wide_tile_tokens>(t);
-        if (n - t == wide_tile_tokens - 1) return tokens.template operator()<wide_tile_tokens - 1>(t);
+    if constexpr (std::is_same_v<X, q8_act_row> || std::is_same_v<X, float>) {
+        const bool wide = std::is_same_v<X, q8_act_row> || ::nexttok::detail::isa::cpu_wide_dense_tiles();
+        for (; wide && t + wide_tile_tokens <= n; t += wide_tile_tokens)
+            tokens.template operator()<wide_tile_tokens>(t);
+        if (wide && n - t == wide_tile_tokens - 1) return tokens.template operator()<wide_tile_tokens - 1>(t);
     }
 #else
     std::int64_t t = 0;
@@ -383,8 +385,7 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
         throw invalid_argument_error("matmul_group: more than " + std::to_string(kernel_detail::max_group) +
                                      " matrices");
     const auto cols = static_cast<std::int64_t>(targets[0].w->cols());
-    // bfloat16 weights take rounded activations (bf16_act) and the others do not: a group with both
-    // runs as two.
+    // bfloat16 weights take rounded activations (bf16_act), the others not: a mixed group runs as two.
     const auto is_bf16 = [](const matmul_target& t) {
         return t.w->type == tensor_type::bf16;
     };
@@ -461,10 +462,9 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
             const std::int64_t stride = row_stride<W>(cols);
             // Prefill prefetches the next block of rows of this matrix (the thread's next task, usually).
             const auto next_block = [&] {
-                const auto row_address = [&](std::int64_t r) {
-                    return reinterpret_cast<const char*>(w + r * stride);
-                };
-                return kernel_detail::simd::prefetch_cursor{row_address(r1), row_address(std::min(rows, 2 * r1 - r0))};
+                const auto* begin = reinterpret_cast<const char*>(w + r1 * stride);
+                return kernel_detail::simd::prefetch_cursor{
+                    begin, begin + (std::min(rows, 2 * r1 - r0) - r1) * stride * sizeof(W)};
             };
             if constexpr (kernel_detail::uses_int8<W>) {
                 if (kernel_detail::int8_in_place(n))
