@@ -136,7 +136,8 @@ inline std::vector<float> activations(std::int64_t n, std::int64_t cols, std::ui
 }
 
 // Runs y = x W^T (n tokens of w.cols()) with 1 and 2 threads, all tokens in one call and in calls of
-// 1, 2 and 3 tokens, and asserts every output bitwise equal to reference(r, t).
+// 1, 2, 3, 7, 8 and 16 tokens (the in-place tiles: narrow, wide, two wide), and asserts every output
+// bitwise equal to reference(r, t).
 inline void expect_matmul_bitwise(const tensor_view& w, const std::vector<float>& x, std::int64_t n,
                                   const std::function<float(std::int64_t r, std::int64_t t)>& reference) {
     const auto rows = static_cast<std::int64_t>(w.rows()), cols = static_cast<std::int64_t>(w.cols());
@@ -145,7 +146,8 @@ inline void expect_matmul_bitwise(const tensor_view& w, const std::vector<float>
         for (std::int64_t r = 0; r < rows; ++r) want[static_cast<std::size_t>(t * rows + r)] = reference(r, t);
     thread_pool one(1), two(2);
     for (thread_pool* pool : {&one, &two}) {
-        for (std::int64_t step : {n, std::int64_t{1}, std::int64_t{2}, std::int64_t{3}}) {
+        for (std::int64_t step : {n, std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{7},
+                                  std::int64_t{8}, std::int64_t{16}}) {
             std::vector<float> y(static_cast<std::size_t>(n * rows), -1.0f);
             for (std::int64_t t = 0; t < n; t += step) {
                 const std::int64_t m = std::min(step, n - t);
