@@ -121,55 +121,42 @@ inline legacy_octet_weights legacy_unpack_octet(__m512i a0, __m512i a1, __m512i 
     return w;
 }
 
+// A tile's accumulators over blocks [b0, b1), the octets taken as for_each_group does (quant_act_avx512.hpp).
 template <int NR, int NT, class Block>
 inline void legacy_avx512_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                                 float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
-    constexpr int octet_bytes = 8 * static_cast<int>(sizeof(Block));
     constexpr int b_start = legacy_octet_indexes<Block>::b_start;
     acc16<NR, NT> a(acc, ld);
     const __m512i block_lanes = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
-    auto step = [&](int r, std::int64_t b, __m512i a0, __m512i a1, __m512i bb0, __m512i bb1) {
-        const legacy_octet_weights q = legacy_unpack_octet<Block>(a0, a1, bb0, bb1);
-        NEXTTOK_UNROLL
-        for (int t = 0; t < NT; ++t) {
-            const q8_act_row& xr = *x[t];
-            const std::int8_t* xq = xr.octet_qs + 32 * b;
-            __m512i sum = _mm512_setzero_si512();
-            if constexpr (std::is_same_v<Block, block_q5_0>)
-                sum = _mm512_slli_epi32(_mm512_load_si512(xr.octet_minus8_sums + 2 * b), 1);
-            if constexpr (std::is_same_v<Block, block_iq4_nl>)
-                sum = _mm512_slli_epi32(_mm512_load_si512(xr.octet_minus8_sums + 2 * b), 4);
-            for (int p = 0; p < 4; ++p) sum = _mm512_dpbusd_epi32(sum, q.q[p], _mm512_load_si512(xq + 64 * p));
-            const __m512 scale = _mm512_mul_ps(q.d, _mm512_load_ps(xr.octet_lane_scales + 2 * b));
-            __m512& v = a.v[r][t];
-            v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, v);
-            if constexpr (legacy_has_min<Block>) {
-                const __m512 dsum =
-                    _mm512_permutexvar_ps(block_lanes, _mm512_castps256_ps512(_mm256_loadu_ps(xr.dsum + b)));
-                v = _mm512_mask3_fmadd_ps(q.m, dsum, v, 0x5555);
-            }
-        }
+    struct act_octet {
+        __m512i sum0, q[4];   // sum0: the lane sums' correction (q5_0, iq4_nl), else zero
+        __m512 scales, dsum;  // dsum: each block's d sum x in lane 2k (q4_1, q5_1)
     };
-    std::int64_t b = b0;
-    for (; b + 8 <= b1; b += 8) {
-        pf.advance(NR * octet_bytes);
-        NEXTTOK_UNROLL
-        for (int r = 0; r < NR; ++r) {
-            const char* p = reinterpret_cast<const char*>(w[r] + b);
-            if constexpr (NT == 1) prefetch_near<near_steps * octet_bytes, octet_bytes>(p);
-            step(r, b, _mm512_loadu_si512(p), _mm512_loadu_si512(p + 64), _mm512_loadu_si512(p + b_start),
-                 _mm512_loadu_si512(p + b_start + 64));
-        }
-    }
-    if (b < b1) {  // 1-7 blocks: masked loads, zeros past the row
-        const std::int64_t n = static_cast<std::int64_t>(sizeof(Block)) * (b1 - b);
-        for (int r = 0; r < NR; ++r) {
-            const char* p = reinterpret_cast<const char*>(w[r] + b);
-            step(r, b, _mm512_maskz_loadu_epi8(first_bytes(n), p), _mm512_maskz_loadu_epi8(first_bytes(n - 64), p + 64),
-                 _mm512_maskz_loadu_epi8(first_bytes(n - b_start), p + b_start),
-                 _mm512_maskz_loadu_epi8(first_bytes(n - b_start - 64), p + b_start + 64));
-        }
-    }
+    auto act = [&](int t, std::int64_t b) {
+        const q8_act_row& xr = *x[t];
+        const std::int8_t* xq = xr.octet_qs + 32 * b;
+        act_octet xa{_mm512_setzero_si512(),
+                     {_mm512_load_si512(xq), _mm512_load_si512(xq + 64), _mm512_load_si512(xq + 128),
+                      _mm512_load_si512(xq + 192)},
+                     _mm512_load_ps(xr.octet_lane_scales + 2 * b),
+                     _mm512_setzero_ps()};
+        if constexpr (std::is_same_v<Block, block_q5_0>)
+            xa.sum0 = _mm512_slli_epi32(_mm512_load_si512(xr.octet_minus8_sums + 2 * b), 1);
+        if constexpr (std::is_same_v<Block, block_iq4_nl>)
+            xa.sum0 = _mm512_slli_epi32(_mm512_load_si512(xr.octet_minus8_sums + 2 * b), 4);
+        if constexpr (legacy_has_min<Block>)
+            xa.dsum = _mm512_permutexvar_ps(block_lanes, _mm512_castps256_ps512(_mm256_loadu_ps(xr.dsum + b)));
+        return xa;
+    };
+    auto mac = [&](int r, int t, const legacy_octet_weights& q, const act_octet& xa) {
+        __m512i sum = xa.sum0;
+        for (int p = 0; p < 4; ++p) sum = _mm512_dpbusd_epi32(sum, q.q[p], xa.q[p]);
+        const __m512 scale = _mm512_mul_ps(q.d, xa.scales);
+        __m512& v = a.v[r][t];
+        v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, v);
+        if constexpr (legacy_has_min<Block>) v = _mm512_mask3_fmadd_ps(q.m, xa.dsum, v, 0x5555);
+    };
+    for_each_group<NR, NT, 8, 64, b_start, b_start + 64, NT == 1>(w, b0, b1, pf, legacy_unpack_octet<Block>, act, mac);
     a.store(acc, ld);
 }
 
