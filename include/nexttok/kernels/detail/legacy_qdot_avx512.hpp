@@ -156,7 +156,10 @@ inline void legacy_avx512_range(const Block* const* w, const q8_act_row* const* 
         v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale, v);
         if constexpr (legacy_has_min<Block>) v = _mm512_mask3_fmadd_ps(q.m, xa.dsum, v, 0x5555);
     };
-    for_each_group<NR, NT, 8, 64, b_start, b_start + 64, NT == 1>(w, b0, b1, pf, legacy_unpack_octet<Block>, act, mac);
+    auto unpack = [](__m512i a0, __m512i a1, __m512i bb0, __m512i bb1) {
+        return legacy_unpack_octet<Block>(a0, a1, bb0, bb1);
+    };
+    for_each_group<NR, NT, 8, 64, b_start, b_start + 64, NT == 1>(w, b0, b1, pf, unpack, act, mac);
     a.store(acc, ld);
 }
 
