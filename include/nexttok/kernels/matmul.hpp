@@ -121,17 +121,15 @@ void row_block(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1
         for (int k = 0; k < NT; ++k) xs[k] = x + (t + k) * ldx;
         rows_times_tokens<NT>(w, stride, r0, r1, cols, xs, y + t * ldy, ldy);
     };
+    std::int64_t t = 0;
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
     static_assert(wide_tile_tokens == tile_tokens + 2);
-    std::int64_t t = 0;
     if constexpr (std::is_same_v<X, q8_act_row> || (std::is_same_v<X, float> && !quant_block<W>)) {
         const bool wide = std::is_same_v<X, q8_act_row> || ::nexttok::detail::isa::cpu_wide_dense_tiles();
         for (; wide && t + wide_tile_tokens <= n; t += wide_tile_tokens)
             tokens.template operator()<wide_tile_tokens>(t);
         if (wide && n - t == wide_tile_tokens - 1) return tokens.template operator()<wide_tile_tokens - 1>(t);
     }
-#else
-    std::int64_t t = 0;
 #endif
     for (; t + tile_tokens <= n; t += tile_tokens) tokens.template operator()<tile_tokens>(t);
     [&]<int... K>(std::integer_sequence<int, K...>) {
