@@ -177,26 +177,27 @@ inline __mmask64 first_bytes(std::int64_t n) noexcept {
 // t < NT (act: token t's activations of the group at block b, in registers). A last group of fewer
 // than K blocks (only at the end of a row) is read with masks, never past the row; bytes past it
 // are zero. Near: prefetch_near each row's group near_steps groups ahead (decode).
-// Tiles of more than 4 tokens unpack the group of all NR rows first and then take the tokens, rows
-// inside, so that each token's activations are loaded once a group rather than once a row (1.1B
-// shape, 2 threads, both codes in turn, four runs, tokens/s: prefill of 128 tokens q8_0 144-159 ->
-// 148-180, q4_0 189-208 -> 221-246; batch 8 q8_0 104-111 -> 113-118, q4_0 145-162 -> 162-173;
-// batch 16 q8_0 117-120 -> 128-134, q4_0 148-171 -> 174-190; in tiles of 4 tokens, batch 4 q4_0
-// lost 3% with 4 rows and gained nothing beyond noise with 2). Every output adds the same numbers
-// in the same order either way.
+// Tiles of rows_inside_tokens tokens or more unpack the group of all NR rows first and then take
+// the tokens, rows inside, so that each token's activations are loaded once a group rather than
+// once a row (1.1B shape, 2 threads, both codes in turn, four runs, tokens/s: prefill of 128
+// tokens q8_0 144-159 -> 148-180, q4_0 189-208 -> 221-246; batch 8 q8_0 104-111 -> 113-118, q4_0
+// 145-162 -> 162-173; batch 16 q8_0 117-120 -> 128-134, q4_0 148-171 -> 174-190; in tiles of 4
+// tokens, batch 4 q4_0 lost 3% with 4 rows and gained nothing beyond noise with 2). Every output
+// adds the same numbers in the same order either way.
+inline constexpr int rows_inside_tokens = 5;
 template <int NR, int NT, int K, int X1, int X2, int X3, bool Near, class Block, class Unpack, class Act, class Mac>
 inline void for_each_group(const Block* const* w, std::int64_t b0, std::int64_t b1, simd::prefetch_cursor& pf,
                            Unpack&& unpack, Act&& act, Mac&& mac) noexcept {
     // load(r, offset): the 64 bytes of row r's group from byte offset; near(r): row r's prefetch.
     auto group = [&](std::int64_t b, auto&& load, auto&& near) {
-        using unpacked = decltype(unpack(load(0, 0), load(0, X1), load(0, X2), load(0, X3)));
-        if constexpr (NT > 4) {
-            unpacked u[NR];
+        auto row = [&](int r) {
+            near(r);
+            return unpack(load(r, 0), load(r, X1), load(r, X2), load(r, X3));
+        };
+        if constexpr (NT >= rows_inside_tokens) {
+            decltype(row(0)) u[NR];
             NEXTTOK_UNROLL
-            for (int r = 0; r < NR; ++r) {
-                near(r);
-                u[r] = unpack(load(r, 0), load(r, X1), load(r, X2), load(r, X3));
-            }
+            for (int r = 0; r < NR; ++r) u[r] = row(r);
             NEXTTOK_UNROLL
             for (int t = 0; t < NT; ++t) {
                 const auto xa = act(t, b);
@@ -206,8 +207,7 @@ inline void for_each_group(const Block* const* w, std::int64_t b0, std::int64_t 
         } else {
             NEXTTOK_UNROLL
             for (int r = 0; r < NR; ++r) {
-                near(r);
-                const unpacked u = unpack(load(r, 0), load(r, X1), load(r, X2), load(r, X3));
+                const auto u = row(r);
                 NEXTTOK_UNROLL
                 for (int t = 0; t < NT; ++t) mac(r, t, u, act(t, b));
             }
