@@ -94,12 +94,8 @@ class float_paths : public ::testing::Test {};
 using float_types = ::testing::Types<float, Eigen::half, Eigen::bfloat16>;
 TYPED_TEST_SUITE(float_paths, float_types);
 
-// 37 rows (not a whole tile), 1064 columns (whole ranges of 512 packed columns, a partial one and
-// a tail of 8 past the last 16), 20 tokens (more than the in-place limit of dense matmul).
-TYPED_TEST(float_paths, matmul_matches_the_documented_order) {
-    NEXTTOK_REQUIRE_KERNEL_PATH();
-    using W = TypeParam;
-    constexpr std::int64_t rows = 37, cols = 1064, n = 20;
+template <class W>
+void expect_documented_order(std::int64_t rows, std::int64_t cols, std::int64_t n) {
     std::mt19937_64 rng(11);
     std::normal_distribution<float> dist(0.0f, 1.0f);
     std::vector<W> weights(static_cast<std::size_t>(rows * cols));
@@ -115,6 +111,22 @@ TYPED_TEST(float_paths, matmul_matches_the_documented_order) {
     test::expect_matmul_bitwise(w, x, n, [&](std::int64_t r, std::int64_t t) {
         return dot_reference(weights.data() + r * cols, x.data() + t * cols, cols);
     });
+}
+
+// 37 rows (not a whole tile), 1064 columns (whole ranges of 512 packed columns, a partial one and
+// a tail of 8 past the last 16), 20 tokens (more than the in-place limit of dense matmul).
+TYPED_TEST(float_paths, matmul_matches_the_documented_order) {
+    NEXTTOK_REQUIRE_KERNEL_PATH();
+    expect_documented_order<TypeParam>(37, 1064, 20);
+}
+
+// Whole steps of 16 columns, an odd number of them (65), with 101 rows (tasks of 48, 48 and 5) and
+// 53 tokens (tiles of 8 and 5): with AVX-512 the outer-product prefill of float and half weights
+// (kernels/detail/outer_prefill_avx512.hpp); 17 tokens, one past the in-place limit.
+TYPED_TEST(float_paths, whole_steps_match_the_documented_order) {
+    NEXTTOK_REQUIRE_KERNEL_PATH();
+    expect_documented_order<TypeParam>(101, 1040, 53);
+    expect_documented_order<TypeParam>(37, 1024, 17);
 }
 
 // Floats that exercise the rounding to bfloat16: exact words, ties to even both ways, the largest

@@ -128,6 +128,10 @@ TEST(matmul, f16_weights_float_activations) { check_matmul<Eigen::half, float>(3
 TEST(matmul, f16_weights_three_row_tasks) { check_matmul<Eigen::half, float>(101, 1000, 70); }
 // Whole steps of columns (no tail): prefill reduces sixteen rows of a token at once.
 TEST(matmul, f16_weights_sixteen_row_reductions) { check_matmul<Eigen::half, float>(101, 1024, 13); }
+// Whole steps and more tokens than the in-place limit: with AVX-512, the outer-product prefill
+// (kernels/detail/outer_prefill_avx512.hpp), 48 rows by 8 tokens and the partial tiles of both.
+TEST(matmul, f16_weights_whole_steps_prefill) { check_matmul<Eigen::half, float>(101, 1040, 53); }
+TEST(matmul, f32_weights_whole_steps_prefill) { check_matmul<float, float>(37, 512, 70); }
 // Rows shorter than one step of the vector kernels: all of a row is the tail.
 TEST(matmul, rows_shorter_than_one_step) { check_matmul<float, float>(21, 8, 7); }
 TEST(matmul, q8_0_weights) { check_matmul<block_q8_0, float>(37, 1024, 53); }

@@ -263,6 +263,8 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
                        std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy, const float* packed = nullptr,
                        float* panel = nullptr, simd::prefetch_cursor next = {}) noexcept {
     constexpr bool int8 = std::is_same_v<X, q8_act_row>;
+    if constexpr (!int8)  // (packed by matmul_group as outer_prefill says: detail/outer_prefill_avx512.hpp)
+        if (outer_prefill<X>(cols)) return row_block_outer(w, stride, r0, r1, cols, packed, n, y, ldy, panel, next);
     constexpr bool pairs = std::is_same_v<X, bf16_act>;  // bfloat16 weights (bf16_block_range's order)
     constexpr std::int64_t group = int8 ? int8_prefill_tokens : packed_tile_tokens;
     constexpr int TR = int8 ? tile_rows : packed_tile_rows, TT = int8 ? tile_tokens : packed_tile_tokens;
@@ -368,10 +370,6 @@ const float* pack_activations(const X* x, std::int64_t ldx, std::int64_t n, std:
     return out;
 }
 
-}  // namespace kernel_detail
-
-namespace kernel_detail {
-
 // matmul_group (kernels/detail/passes.hpp) by this set's kernels: for each target, y[t * ldy + r]
 // = dot(W row r, x[t * ldx ...]) for t < n, r < W.rows(), in one parallel_for. Every W has the same cols. Throws unsupported_error for a weight type without
 // kernels (the loaders reject those up front), before any work starts.
@@ -442,9 +440,13 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
     const std::int64_t steps =
         n_bf16 > 0 ? kernel_detail::packed_steps<bf16_act>(cols) : kernel_detail::packed_steps<X>(cols);
     const std::int64_t panel_floats = kernel_detail::packed_rows_per_task * steps * dot_step;
-    const float* xp = !pack        ? nullptr
-                      : n_bf16 > 0 ? kernel_detail::pack_activations(xr, cols, n, cols, steps, pool, ws)
-                                   : kernel_detail::pack_activations(x, ldx, n, cols, steps, pool, ws);
+    const bool outer =
+        n_bf16 > 0 ? kernel_detail::outer_prefill<bf16_act>(cols) : kernel_detail::outer_prefill<X>(cols);
+    const auto pack_tokens = [&](const auto* a, std::int64_t lda) {  // (outer: detail/outer_prefill_avx512.hpp)
+        return outer ? kernel_detail::pack_outer_activations(a, lda, n, cols, pool, ws)
+                     : kernel_detail::pack_activations(a, lda, n, cols, steps, pool, ws);
+    };
+    const float* xp = !pack ? nullptr : n_bf16 > 0 ? pack_tokens(xr, cols) : pack_tokens(x, ldx);
     if (pack)
         for (int t = 0; t < pool.size(); ++t) ws.packed_rows(t, pool.size(), panel_floats);
     const std::int64_t n_tasks = first_task[targets.size()];

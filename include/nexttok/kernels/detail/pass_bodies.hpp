@@ -13,5 +13,6 @@ using namespace ::nexttok::detail;
 #include <nexttok/kernels/q8_0_rows.hpp>
 #include <nexttok/kernels/ops.hpp>
 #include <nexttok/kernels/quant_act.hpp>
+#include <nexttok/kernels/detail/outer_prefill_avx512.hpp>
 #include <nexttok/kernels/matmul.hpp>
 #include <nexttok/kernels/attention.hpp>
