@@ -161,9 +161,8 @@ void for_each_tile(std::int64_t r0, std::int64_t r1, std::int64_t t0, std::int64
 inline constexpr std::int64_t int8_prefill_tokens = 2 * tile_tokens;
 inline constexpr std::int64_t int8_prefill_columns = 2048;
 // Dense weights (float, half, bfloat16): a task's rows are converted once into a packed copy and
-// the activations once per call (pack_tiles), so that every register tile reads two contiguous
-// streams; ranges of 512 columns keep a token tile's activations in L1 across the task's row
-// tiles, and tasks of 48 rows give each activation chunk more uses from L1 (README, as above).
+// the activations once per call (pack_tiles; with AVX-512 detail/outer_prefill_avx512.hpp), and
+// tasks of 48 rows give each activation chunk more uses from L1 (README, as above).
 inline constexpr std::int64_t packed_rows_per_task = 48;
 // Up to this many tokens, dense weights are read in place by row_block (each weight line once per
 // tile of tile_tokens tokens) instead of being converted into a packed panel first: a call of a few
@@ -264,7 +263,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
                        float* panel = nullptr, simd::prefetch_cursor next = {}) noexcept {
     constexpr bool int8 = std::is_same_v<X, q8_act_row>;
     if constexpr (!int8)  // (packed by matmul_group as outer_prefill says: detail/outer_prefill_avx512.hpp)
-        if (outer_prefill<X>(cols)) return row_block_outer(w, stride, r0, r1, cols, packed, n, y, ldy, panel, next);
+        if (outer_prefill<X>(cols)) return row_block_outer(w, stride, r0, r1, cols, packed, n, y, ldy, panel);
     constexpr bool pairs = std::is_same_v<X, bf16_act>;  // bfloat16 weights (bf16_block_range's order)
     constexpr std::int64_t group = int8 ? int8_prefill_tokens : packed_tile_tokens;
     constexpr int TR = int8 ? tile_rows : packed_tile_rows, TT = int8 ? tile_tokens : packed_tile_tokens;
@@ -439,7 +438,8 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
     // packed weight rows per thread (allocated here, before the tasks, when it grows).
     const std::int64_t steps =
         n_bf16 > 0 ? kernel_detail::packed_steps<bf16_act>(cols) : kernel_detail::packed_steps<X>(cols);
-    const std::int64_t panel_floats = kernel_detail::packed_rows_per_task * steps * dot_step;
+    const std::int64_t panel_floats =
+        std::max(kernel_detail::packed_rows_per_task * steps * dot_step, kernel_detail::outer_panel_floats(steps));
     const bool outer =
         n_bf16 > 0 ? kernel_detail::outer_prefill<bf16_act>(cols) : kernel_detail::outer_prefill<X>(cols);
     const auto pack_tokens = [&](const auto* a, std::int64_t lda) {  // (outer: detail/outer_prefill_avx512.hpp)
