@@ -44,14 +44,16 @@ inline constexpr std::int64_t outer_panel_floats(std::int64_t steps) noexcept {
 }
 
 // Whether prefill of dense weights against activations X (n > dense_in_place_tokens) takes this
-// path: rows of whole steps (no tail for the finish), float activations (float and half weights),
-// or bfloat16 weights multiplied by two FMAs per pair (bf16_dot_in_prefill false: X = bf16_act).
+// path: where the CPU runs it faster (detail/isa.hpp, cpu_outer_prefill), for rows of whole steps
+// (no tail for the finish), float activations (float and half weights) or bfloat16 weights by two
+// FMAs per pair (bf16_dot_in_prefill false: X = bf16_act).
 template <class X>
 inline bool outer_prefill(std::int64_t cols) noexcept {
+    if (!::nexttok::detail::isa::cpu_outer_prefill() || cols <= 0) return false;
     if constexpr (std::is_same_v<X, bf16_act>)
-        return !bf16_dot_in_prefill() && cols > 0 && cols % bf16_step == 0;
+        return !bf16_dot_in_prefill() && cols % bf16_step == 0;
     else
-        return std::is_same_v<X, float> && cols > 0 && cols % 16 == 0;
+        return std::is_same_v<X, float> && cols % 16 == 0;
 }
 
 // Step s of a row as 16 floats, lane l being the column that lane l of an accumulator takes at
@@ -127,15 +129,25 @@ inline void pack_outer_tokens(const X* x, std::int64_t ldx, std::int64_t n, std:
 template <int RV, class W>
 inline void pack_outer_panel(const W* w, std::int64_t stride, std::int64_t m, std::int64_t steps,
                              float* panel) noexcept {
-    for (int v = 0; v < RV; ++v)
+    const std::int64_t lane = outer_lane(steps, 16 * RV);
+    // The loop with its row count fixed at compile time, so that full blocks of 16 rows test
+    // nothing per row (kept in a mask register, the 16 tests took a tenth of the pack's time).
+    auto rows = [&]<bool Full>(int v, const W* w0) {
+        const std::int64_t valid = std::min<std::int64_t>(16, m - 16 * v);
         for (std::int64_t s = 0; s < steps; ++s) {
             __m512 r[16];
             for (int i = 0; i < 16; ++i)
-                r[i] = 16 * v + i < m ? outer_step(w + (16 * v + i) * stride, s) : _mm512_setzero_ps();
+                r[i] = Full || i < valid ? outer_step(w0 + i * stride, s) : _mm512_setzero_ps();
             transpose16(r);
-            for (int l = 0; l < 16; ++l)
-                _mm512_storeu_ps(panel + l * outer_lane(steps, 16 * RV) + (s * RV + v) * 16, r[l]);
+            for (int l = 0; l < 16; ++l) _mm512_storeu_ps(panel + l * lane + (s * RV + v) * 16, r[l]);
         }
+    };
+    for (int v = 0; v < RV; ++v) {
+        if (16 * v + 16 <= m)
+            rows.template operator()<true>(v, w + 16 * v * stride);
+        else
+            rows.template operator()<false>(v, w + 16 * v * stride);
+    }
 }
 
 // One lane pass: c[v][t] = sum over the steps, from zero, of the packed weights' vector v times
