@@ -121,7 +121,7 @@ TYPED_TEST(float_paths, matmul_matches_the_documented_order) {
 }
 
 // Whole steps of 16 columns, an odd number of them (65), with 101 rows (tasks of 48, 48 and 5) and
-// 53 tokens (tiles of 8 and 5): with AVX-512 the outer-product prefill of float and half weights
+// 53 tokens (tiles of 8 and 5): on Intel CPUs with AVX-512, the outer-product prefill of all three
 // (kernels/detail/outer_prefill_avx512.hpp); 17 tokens, one past the in-place limit.
 TYPED_TEST(float_paths, whole_steps_match_the_documented_order) {
     NEXTTOK_REQUIRE_KERNEL_PATH();

@@ -128,8 +128,9 @@ TEST(matmul, f16_weights_float_activations) { check_matmul<Eigen::half, float>(3
 TEST(matmul, f16_weights_three_row_tasks) { check_matmul<Eigen::half, float>(101, 1000, 70); }
 // Whole steps of columns (no tail): prefill reduces sixteen rows of a token at once.
 TEST(matmul, f16_weights_sixteen_row_reductions) { check_matmul<Eigen::half, float>(101, 1024, 13); }
-// Whole steps and more tokens than the in-place limit: with AVX-512, the outer-product prefill
-// (kernels/detail/outer_prefill_avx512.hpp), 48 rows by 8 tokens and the partial tiles of both.
+// Whole steps and more tokens than the in-place limit: on Intel with AVX-512, the outer-product
+// prefill (kernels/detail/outer_prefill_avx512.hpp), 48 rows by 8 tokens and the partial tiles of
+// both.
 TEST(matmul, f16_weights_whole_steps_prefill) { check_matmul<Eigen::half, float>(101, 1040, 53); }
 TEST(matmul, f32_weights_whole_steps_prefill) { check_matmul<float, float>(37, 512, 70); }
 // Rows shorter than one step of the vector kernels: all of a row is the tail.

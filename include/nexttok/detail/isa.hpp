@@ -189,9 +189,9 @@ inline bool cpu_wide_dense_tiles() noexcept { return cpu_is_intel(); }
 // products (kernels/detail/outer_prefill_avx512.hpp: 3 weight vectors and 8 broadcasts per 24
 // FMAs) rather than packed_block_range's 4 x 6 tile (10 vector loads per 24 FMAs): on Intel CPUs,
 // where each 64-byte load costs the FMA ports about a third of a cycle. Intel Xeon (family 6 model
-// 167), 1.1B-shaped f16 prefill: 0.55 -> 0.66-0.70 of peak. AMD Zen 5 ran the 4 x 6 tile at 0.97
-// of peak in L1 (prefill 0.70-0.72); the outer products, which also transpose the weights when
-// they pack them, were not measured there.
+// 167), 1.1B-shaped f16 and bf16 prefill: 0.51-0.56 -> 0.61-0.68 of peak. AMD Zen 5 ran the 4 x 6
+// tile at 0.97 of peak in L1 (prefill 0.70-0.72); the outer products, which also transpose the
+// weights when they pack them, were not measured there.
 inline bool cpu_outer_prefill() noexcept { return cpu_is_intel(); }
 
 // The paths of the kernels the translation unit's flags give, by name (tests/kernel_paths prints them).

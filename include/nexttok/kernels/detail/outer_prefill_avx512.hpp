@@ -1,6 +1,6 @@
-// Prefill of float and half-precision weights with AVX-512 by outer products: the same sums,
-// bitwise, as packed_block_range and dot_block_finish (kernels/dot.hpp), in another shape.
-// Internal: matmul.hpp includes this file in its middle.
+// Prefill of float, half and (by two FMAs per pair) bfloat16 weights with AVX-512 by outer
+// products: the same sums, bitwise, as packed_block_range and its finish (kernels/dot.hpp), in
+// another shape. Internal: matmul.hpp's row_block_prefill and matmul_group call it.
 //
 // The order of a dot product with AVX-512 is: lane l (of 16) sums w[16 s + l] x[16 s + l] over the
 // steps s, from zero, one FMA per step; then the 16 lanes are added by a fixed tree (lane j + lane
@@ -14,8 +14,9 @@
 // is ready as soon as both halves are, the partial sums waiting in one buffer per tree level.
 // The weights are packed lane by lane (pack_outer_panel: 16 x 16 transposes); the activations once
 // per call, by tiles of 8 tokens (pack_outer_tokens), zeros beyond the last token.
-// Part of every kernel set (matmul.hpp includes it once per set; the other sets get stubs that are
-// never called, outer_prefill being false there): no include guard.
+// Part of every kernel set (kernels/detail/pass_bodies.hpp includes it once per set, before
+// matmul.hpp; the other sets get stubs that are never called, outer_prefill being false there):
+// no include guard.
 
 #if defined(NEXTTOK_KERNELS_AVX512)
 
@@ -100,8 +101,8 @@ NEXTTOK_ALWAYS_INLINE inline void transpose16(__m512 (&r)[16]) noexcept {
 
 // Tokens [t0, t0 + outer_tokens) of x (row stride ldx, n rows; zeros past n) packed for the
 // lane passes: lane l of step s of token t at out[l * outer_lane(steps, outer_tokens) + s *
-// outer_tokens + t]. Two steps
-// per transpose: rows 0-7 the tokens' step s, rows 8-15 their step s + 1.
+// outer_tokens + t]. Two steps per transpose: rows 0-7 the tokens' step s, rows 8-15 their
+// step s + 1.
 template <class X>
 inline void pack_outer_tokens(const X* x, std::int64_t ldx, std::int64_t n, std::int64_t t0, std::int64_t steps,
                               float* out) noexcept {
@@ -168,7 +169,7 @@ NEXTTOK_ALWAYS_INLINE inline void outer_lane_pass(const float* wp, const float* 
 }
 
 // y[t * ldy + r] for rows [0, m) of the panel (RV vectors of rows) and the n tokens packed by
-// pack_outer_tokens in xp (tiles of outer_tokens, each `steps` * 16 * outer_tokens floats).
+// pack_outer_tokens in xp (tiles of outer_tokens, outer_tile_floats(steps) floats each).
 template <int RV>
 inline void outer_tiles(const float* panel, std::int64_t m, const float* xp, std::int64_t n, std::int64_t steps,
                         float* y, std::int64_t ldy) noexcept {
@@ -201,7 +202,7 @@ inline void outer_tiles(const float* panel, std::int64_t m, const float* xp, std
 }
 
 // Rows [r0, r1) of w times the n tokens packed in xp, into y (row_block_prefill's contract),
-// outer_rows at a time, the weights packed into `panel` (outer_rows * cols floats). Without the
+// outer_rows at a time, the weights packed into `panel` (outer_panel_floats floats). Without the
 // software prefetch of the next rows that packed_block_range spreads over its tiles: here it cost
 // the down projection's 2048 x 5632 f16 product 5-12% (1.1B shape, 128 tokens, 1 and 2 threads),
 // whose panel of 1 MiB it pushed out of L2, and gained nothing on rows of 2048.
