@@ -1,5 +1,6 @@
 // The machine's limits, measured in the same run as the benchmarks they judge:
-// - read bandwidth: threads stream a buffer far larger than the caches (1 GiB) and sum it;
+// - read bandwidth: threads read a buffer far larger than the caches (1 GiB) and sum it, two rows
+//   at a time as the decode tiles read weights (limit_loops.hpp);
 // - peak float FMA rate: threads run independent FMA chains that never touch memory.
 // Both take the best of a few repetitions (the machine is shared; the best is the capability).
 #pragma once

@@ -43,9 +43,9 @@ inline constexpr int max_group = 4;  // matrices per matmul_group
 // Decode (one token) reads each weight once from memory: tiles of decode_tile_rows<W> rows, whose
 // weights are prefetched (simd::prefetch_cursor) about prefetch_bytes ahead, and the integer
 // kernels also fetch each row's lines a few steps ahead into L1 (quant_act.hpp, near_steps); why
-// these values: README, "How the kernels' parameters were chosen".
+// these values: README, "How the kernels' parameters were chosen" (bfloat16: one row at a time).
 template <class W>
-inline constexpr int decode_tile_rows = quant_block<W> ? 2 : 4;
+inline constexpr int decode_tile_rows = std::is_same_v<W, Eigen::bfloat16> ? 1 : 2;
 inline constexpr std::int64_t prefetch_bytes = 9 * 1024;
 // How many rows of row_bytes bytes past a tile of NR rows the prefetch starts: prefetch_bytes
 // rounded to whole rows, at least one tile (8 rows of every size before: 1.1B decode 3-6% slower

@@ -20,11 +20,14 @@
 // NEXTTOK_ALWAYS_INLINE, before a function or after a lambda's parameters: it is inlined where it
 // is called (a kernel's step written as a lambda, or a loop that calls it, is otherwise compiled as
 // a function of its own, and the accumulators it updates go through memory).
+// NEXTTOK_UNROLL_4 unrolls a loop over steps by four (detail/outer_prefill_avx512.hpp).
 #if defined(__GNUC__)
 #define NEXTTOK_UNROLL _Pragma("GCC unroll 16")
+#define NEXTTOK_UNROLL_4 _Pragma("GCC unroll 4")
 #define NEXTTOK_ALWAYS_INLINE __attribute__((always_inline))
 #else
 #define NEXTTOK_UNROLL
+#define NEXTTOK_UNROLL_4
 #define NEXTTOK_ALWAYS_INLINE
 #endif
 
