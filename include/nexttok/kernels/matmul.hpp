@@ -40,10 +40,10 @@ namespace kernel_detail {
 
 inline constexpr std::int64_t rows_per_task = 16;
 inline constexpr int max_group = 4;  // matrices per matmul_group
-// Decode (one token) reads each weight once from memory: tiles of decode_tile_rows<W> rows, whose
-// weights are prefetched (simd::prefetch_cursor) about prefetch_bytes ahead, and the integer
-// kernels also fetch each row's lines a few steps ahead into L1 (quant_act.hpp, near_steps); why
-// these values: README, "How the kernels' parameters were chosen" (bfloat16: one row at a time).
+// Decode (one token) reads each weight once from memory: tiles of decode_tile_rows<W> rows (dense
+// weights: 2 rows up to 4 tokens with AVX-512), prefetched (simd::prefetch_cursor) about
+// prefetch_bytes ahead, and the integer kernels also fetch each row's lines a few steps ahead into
+// L1 (quant_act.hpp, near_steps); why: README, "How the kernels' parameters were chosen".
 template <class W>
 inline constexpr int decode_tile_rows = std::is_same_v<W, Eigen::bfloat16> ? 1 : 2;
 inline constexpr std::int64_t prefetch_bytes = 9 * 1024;
@@ -102,7 +102,8 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
             for (int t = 0; t < NT; ++t) y[t * ldy + r + i] = out[i * NT + t];
     };
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
-    constexpr int NR = NT == 1 ? decode_tile_rows<W> : NT > tile_tokens ? wide_tile_rows : tile_rows;
+    constexpr int wide = NT > tile_tokens ? wide_tile_rows : tile_rows;
+    constexpr int NR = NT == 1 ? decode_tile_rows<W> : NT <= 4 && !quant_block<W> ? 2 : wide;
 #else
     constexpr int NR = NT == 1 ? decode_tile_rows<W> : tile_rows;
 #endif
@@ -156,8 +157,7 @@ void for_each_tile(std::int64_t r0, std::int64_t r1, std::int64_t t0, std::int64
 }
 
 // Integer kernels: 12 tokens and ranges of 2048 columns, so that a group's accumulators and
-// quantized activations stay in L1 beside the weights (with 48 tokens and 512 columns they did not;
-// README, "How the kernels' parameters were chosen").
+// quantized activations stay in L1 beside the weights (not so with 48 tokens and 512; README).
 inline constexpr std::int64_t int8_prefill_tokens = 2 * tile_tokens;
 inline constexpr std::int64_t int8_prefill_columns = 2048;
 // Dense weights (float, half, bfloat16): a task's rows are converted once into a packed copy and
