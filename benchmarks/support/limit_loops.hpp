@@ -7,8 +7,8 @@ namespace nexttok::bench::NEXTTOK_KERNEL_PASS {
 
 // The sum of p[begin, end), read as the decode tiles read weight rows: two rows of pass_row floats
 // at a time, a vector of each in turn. (One stream read less than the kernels did: Intel Xeon,
-// 1 GiB, 1 thread 16.1-16.4 GB/s against 17.7 this way, 2 threads 32.0 against 35.0; 2-row f16
-// decode had read at 1.04-1.08 of the one-stream pass. Two vectors of a row in turn: 16.7.)
+// 1 GiB, 1 thread 16.1-16.6 GB/s against 17.1-17.7 this way, 2 threads 31-32.8 against 33.8-35.0;
+// 2-row f16 decode had read at 1.04-1.08 of the one-stream pass. Two vectors of a row in turn: 16.7.)
 inline constexpr std::size_t pass_row = 2816;  // 11 KiB, a multiple of every set's width
 inline float sum_floats(const float* p, std::size_t begin, std::size_t end) noexcept {
     namespace s = ::nexttok::NEXTTOK_KERNEL_PASS::kernel_detail::simd;

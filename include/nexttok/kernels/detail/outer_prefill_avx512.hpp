@@ -160,7 +160,7 @@ NEXTTOK_ALWAYS_INLINE inline void outer_lane_pass(const float* wp, const float* 
         for (int t = 0; t < outer_tokens; ++t) c[v][t] = _mm512_setzero_ps();
     // Four steps per iteration: the loop's own counter and pointer updates otherwise take issue
     // slots from the FMAs (one lane pass of 128 or 352 steps with its operands in L2: 0.70-0.77 ->
-    // 0.80-0.84 of peak; 1.1B-shaped f16 prefill, 1 thread, 79 -> 82-85 tokens/s).
+    // 0.80-0.84 of peak; 1.1B-shaped f16 prefill, 1 thread, 74-79 -> 80-85 tokens/s).
     NEXTTOK_UNROLL_4 for (std::int64_t s = 0; s < steps; ++s, wp += RV * 16, xp += outer_tokens) {
         __m512 wv[RV];
         NEXTTOK_UNROLL for (int v = 0; v < RV; ++v) wv[v] = _mm512_loadu_ps(wp + v * 16);
