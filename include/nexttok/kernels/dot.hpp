@@ -54,6 +54,17 @@ NEXTTOK_ALWAYS_INLINE inline void store_tile_accumulators(
     }
 }
 
+// Decode tiles (one token) also fetch into L1, at every step, the line dense_near_bytes past each
+// row's step, besides the cursor's prefetch of the next tiles into L2 (Intel) or L1: the loads
+// then rarely wait on L2, as in the integer kernels (quant_act.hpp, near_steps). Intel Xeon
+// (family 6 model 207), f16 rows from memory by 2-row tiles, 1 thread, fraction of the bandwidth
+// pass (benchmarks/support/limit_loops.hpp), two runs: 0.909-0.938 without, 0.944 at 512 bytes,
+// 0.946-0.953 at 1024, 0.940-0.943 at 2048, 0.921-0.927 at 4096; 1.1B-shaped f16 decode
+// (nexttok_decode_bench) 0.893-0.897 -> 0.908-0.910 of the pass with 1 thread, 0.895-0.902 ->
+// 0.901-0.914 with 2. Each line once instead (half the steps of f16 rows, by prefetch_lines) was
+// slower than none: 0.85-0.87.
+inline constexpr std::uintptr_t dense_near_bytes = 1024;
+
 // Accumulates columns [i0, i1) (multiples of accumulators * width) of NR rows x NT tokens into
 // the accumulators kept in memory: output (r, t) in acc[r * ld + t * acc_slot, + acc_slot).
 // Each weight chunk is loaded (and converted) once for the NT tokens, each activation chunk once
@@ -79,6 +90,10 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
     std::int64_t i = i0;
     do {
         pf.advance(NR * step * sizeof(W));
+        if constexpr (NT == 1) {
+            NEXTTOK_UNROLL for (int r = 0; r < NR; ++r)
+                __builtin_prefetch(reinterpret_cast<const char*>(w[r] + i) + dense_near_bytes, 0, 3);
+        }
         NEXTTOK_UNROLL for (int a = 0; a < A; ++a) {
             s::vec wv[NR];
             NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) wv[r] = s::load(w[r] + i + a * s::width);
