@@ -14,6 +14,7 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -54,15 +55,16 @@ NEXTTOK_ALWAYS_INLINE inline void store_tile_accumulators(
     }
 }
 
-// Decode tiles (one token) also fetch into L1, at every step, the line dense_near_bytes past each
-// row's step, besides the cursor's prefetch of the next tiles into L2 (Intel) or L1: the loads
-// then rarely wait on L2, as in the integer kernels (quant_act.hpp, near_steps). Intel Xeon
-// (family 6 model 207), f16 rows from memory by 2-row tiles, 1 thread, fraction of the bandwidth
-// pass (benchmarks/support/limit_loops.hpp), two runs: 0.909-0.938 without, 0.944 at 512 bytes,
-// 0.946-0.953 at 1024, 0.940-0.943 at 2048, 0.921-0.927 at 4096; 1.1B-shaped f16 decode
-// (nexttok_decode_bench) 0.893-0.897 -> 0.908-0.910 of the pass with 1 thread, 0.895-0.902 ->
-// 0.901-0.914 with 2. Each line once instead (half the steps of f16 rows, by prefetch_lines) was
-// slower than none: 0.85-0.87.
+// Tiles of up to 4 tokens (decode, and small batches with weights read in place) also fetch into
+// L1, at every step, the line dense_near_bytes past each row's step, besides the cursor's prefetch
+// of the next tiles into L2 (Intel) or L1: the loads then rarely wait on L2, as in the integer
+// kernels (quant_act.hpp, near_steps). Intel Xeon (family 6 model 207), f16 rows from memory by
+// 2-row tiles, 1 thread, fraction of the bandwidth pass (benchmarks/support/limit_loops.hpp), two
+// runs: 0.909-0.938 without, 0.944 at 512 bytes, 0.946-0.953 at 1024, 0.940-0.943 at 2048,
+// 0.921-0.927 at 4096; 1.1B-shaped f16 decode (nexttok_decode_bench) 0.893-0.897 -> 0.908-0.910 of
+// the pass with 1 thread, 0.895-0.902 -> 0.901-0.914 with 2; batches (nexttok_batch_bench, 2
+// threads) of 2: 26.2-26.3 -> 27.0-27.2 tokens/s, of 4: 45.2-45.4 -> 46.3-46.8. Each line once
+// instead (half the steps of f16 rows, by prefetch_lines) was slower than none: 0.85-0.87.
 inline constexpr std::uintptr_t dense_near_bytes = 1024;
 
 // Accumulates columns [i0, i1) (multiples of accumulators * width) of NR rows x NT tokens into
@@ -90,7 +92,7 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
     std::int64_t i = i0;
     do {
         pf.advance(NR * step * sizeof(W));
-        if constexpr (NT == 1) {
+        if constexpr (NT <= 4) {
             NEXTTOK_UNROLL for (int r = 0; r < NR; ++r)
                 __builtin_prefetch(reinterpret_cast<const char*>(w[r] + i) + dense_near_bytes, 0, 3);
         }
@@ -185,6 +187,44 @@ inline void dot_block(const W* const* w, const X* const* x, std::int64_t n, floa
     alignas(64) float acc[NR * NT * acc_slot] = {};
     dot_block_range<NR, NT>(w, x, 0, dot_block_columns<W>(n), acc, NT * acc_slot, pf);
     dot_block_finish<NR, NT>(w, x, n, acc, NT * acc_slot, out);
+}
+
+// y[t * ldy + r] = sum_i w[r][i] * x[t][i] for rows [r0, r1) of w (row stride `stride`) and t <
+// NT: dot_block's sums, bitwise, by NR-row tiles over column chunks of dot_chunk_columns, 16 rows
+// at a time (their accumulators in memory between chunks). For 7-8 tokens in place (matmul.hpp,
+// wide_tile_rows): the tokens' 8 rows of 2048 floats (64 KiB) do not fit in L1, and a tile over
+// all columns read them from L2 for every tile. Intel Xeon (family 6 model 207), 1.1B-shaped f16,
+// 2 threads, batch 8: 68.9-69.0 -> 72-76 tokens/s, batch 16 (two tiles of 8) 83.7-84.6 -> 86-88;
+// chunks of 256 or 384 columns the same within noise, 1024 none (68.0-68.2); 2-row tiles of 4
+// tokens chunked: 45 -> 37.7 (not for them).
+inline constexpr std::int64_t dot_chunk_columns = 512;
+template <int NR, int NT, dense_element W, class X>
+inline void dot_rows_by_chunks(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t n,
+                               const X* const* x, float* y, std::int64_t ldy) noexcept {
+    constexpr std::int64_t block = 16, ld = NT * acc_slot;
+    alignas(64) float acc[block * ld];
+    const std::int64_t columns = dot_block_columns<W>(n);
+    for (std::int64_t rb = r0; rb < r1; rb += block) {
+        const std::int64_t re = std::min(r1, rb + block);
+        std::fill(acc, acc + (re - rb) * ld, 0.0f);
+        const auto range = [&]<int K>(std::int64_t r, std::int64_t i0, std::int64_t i1) {
+            const W* ws[K];
+            for (int k = 0; k < K; ++k) ws[k] = w + (r + k) * stride;
+            dot_block_range<K, NT>(ws, x, i0, i1, acc + (r - rb) * ld, ld);
+        };
+        for (std::int64_t i0 = 0; i0 < columns; i0 += dot_chunk_columns) {
+            const std::int64_t i1 = std::min(columns, i0 + dot_chunk_columns);
+            std::int64_t r = rb;
+            for (; r + NR <= re; r += NR) range.template operator()<NR>(r, i0, i1);
+            for (; r < re; ++r) range.template operator()<1>(r, i0, i1);
+        }
+        for (std::int64_t r = rb; r < re; ++r) {
+            const W* ws[1] = {w + r * stride};
+            float out[NT];
+            dot_block_finish<1, NT>(ws, x, n, acc + (r - rb) * ld, ld, out);
+            for (int t = 0; t < NT; ++t) y[t * ldy + r] = out[t];
+        }
+    }
 }
 
 // out[t] = sum_i w[i] * x[t][i] for t < NT: one row of dot_block, bitwise the same per output.

@@ -61,7 +61,8 @@ inline constexpr int tile_rows = 2, tile_tokens = 3;
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
 // Integer kernels, 7-8 tokens in place: one tile of 3 rows (24 accumulators), not 6 tokens and a
 // tile of 1-2 that unpacks the weights again for them (batch 8: q8_0 80 -> 99 tokens/s; README,
-// "Batched decode"); float weights too where detail/isa.hpp's cpu_wide_dense_tiles says so.
+// "Batched decode"); float weights too where detail/isa.hpp's cpu_wide_dense_tiles says so, by
+// column chunks (dot.hpp, dot_rows_by_chunks).
 inline constexpr int wide_tile_rows = 3, wide_tile_tokens = 8;
 #endif
 // Register tiles of packed dense weights (prefill): packed_block_range holds one accumulator per
@@ -75,8 +76,7 @@ inline constexpr int packed_tile_rows = 2, packed_tile_tokens = 6;
 inline constexpr int packed_tile_rows = tile_rows, packed_tile_tokens = tile_tokens;
 #endif
 
-// Rows [r0, r1) of w (rows of `stride` elements or blocks) times NT activation rows xs, by
-// register tiles of tile_rows rows. X is the activation element, or q8_act_row.
+// Rows [r0, r1) of w (row stride `stride`) times NT activation rows xs (X: the element, or q8_act_row).
 template <int NT, class W, class X>
 void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols,
                        const X* const* xs, float* y, std::int64_t ldy) noexcept {
@@ -84,12 +84,10 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
         const W* ws[NR];
         for (int i = 0; i < NR; ++i) ws[i] = w + (r + i) * stride;
         float out[NR * NT];
-        // The rows of the tiles that follow are next in memory (not for dense wide tiles: detail/isa.hpp).
+        // The rows of the tiles that follow are next in memory (dense wide tiles, by chunks: none).
         const std::int64_t row_bytes = stride * static_cast<std::int64_t>(sizeof(W));
         const char* next = reinterpret_cast<const char*>(w + (r + prefetch_distance_rows(row_bytes, NR)) * stride);
-        constexpr bool ahead = NT <= tile_tokens || std::is_same_v<X, q8_act_row>;
-        const simd::prefetch_cursor pf =
-            ahead ? simd::prefetch_cursor{next, next + NR * row_bytes} : simd::prefetch_cursor{};
+        const simd::prefetch_cursor pf{next, next + NR * row_bytes};
         if constexpr (std::is_same_v<X, q8_act_row>)
             NEXTTOK_KERNEL_PASS::qdot_block<NR, NT>(ws, xs, cols, out, pf);
         else if constexpr (std::is_same_v<X, bf16_act>)
@@ -102,6 +100,8 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
             for (int t = 0; t < NT; ++t) y[t * ldy + r + i] = out[i * NT + t];
     };
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
+    if constexpr (NT > tile_tokens && std::is_same_v<X, float> && !quant_block<W>)  // wide, in place
+        return dot_rows_by_chunks<wide_tile_rows, NT>(w, stride, r0, r1, cols, xs, y, ldy);
     constexpr int wide = NT > tile_tokens ? wide_tile_rows : tile_rows;
     constexpr int NR = NT == 1 ? decode_tile_rows<W> : NT <= 4 && !quant_block<W> ? 2 : wide;
 #else
