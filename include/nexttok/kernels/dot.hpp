@@ -59,8 +59,8 @@ NEXTTOK_ALWAYS_INLINE inline void store_tile_accumulators(
 // L1, at every step, the line dense_near_bytes past each row's step, besides the cursor's prefetch
 // of the next tiles into L2 (Intel) or L1: the loads then rarely wait on L2, as in the integer
 // kernels (quant_act.hpp, near_steps). Intel Xeon (family 6 model 207), f16 rows from memory by
-// 2-row tiles, 1 thread, fraction of the bandwidth pass (benchmarks/support/limit_loops.hpp), two
-// runs: 0.909-0.938 without, 0.944 at 512 bytes, 0.946-0.953 at 1024, 0.940-0.943 at 2048,
+// 2-row tiles, 1 thread, fraction of the bandwidth pass (benchmarks/support/limit_loops.hpp), 2-6
+// runs each: 0.909-0.938 without, 0.944 at 512 bytes, 0.943-0.953 at 1024, 0.940-0.943 at 2048,
 // 0.921-0.927 at 4096; 1.1B-shaped f16 decode (nexttok_decode_bench) 0.893-0.897 -> 0.908-0.910 of
 // the pass with 1 thread, 0.895-0.902 -> 0.901-0.914 with 2; batches (nexttok_batch_bench, 2
 // threads) of 2: 26.2-26.3 -> 27.0-27.2 tokens/s, of 4: 45.2-45.4 -> 46.3-46.8. Each line once
