@@ -56,15 +56,19 @@ NEXTTOK_ALWAYS_INLINE inline void store_tile_accumulators(
 }
 
 // Tiles of up to 4 tokens (decode, and small batches with weights read in place) also fetch into
-// L1, at every step, the line dense_near_bytes past each row's step, besides the cursor's prefetch
-// of the next tiles into L2 (Intel) or L1: the loads then rarely wait on L2, as in the integer
-// kernels (quant_act.hpp, near_steps). Intel Xeon (family 6 model 207), f16 rows from memory by
-// 2-row tiles, 1 thread, fraction of the bandwidth pass (benchmarks/support/limit_loops.hpp), 2-6
-// runs each: 0.909-0.938 without, 0.944 at 512 bytes, 0.943-0.953 at 1024, 0.940-0.943 at 2048,
-// 0.921-0.927 at 4096; 1.1B-shaped f16 decode (nexttok_decode_bench) 0.893-0.897 -> 0.908-0.910 of
-// the pass with 1 thread, 0.895-0.902 -> 0.901-0.914 with 2; batches (nexttok_batch_bench, 2
-// threads) of 2: 26.2-26.3 -> 27.0-27.2 tokens/s, of 4: 45.2-45.4 -> 46.3-46.8. Each line once
-// instead (half the steps of f16 rows, by prefetch_lines) was slower than none: 0.85-0.87.
+// L1 the line dense_near_bytes past each row's line, besides the cursor's prefetch of the next
+// tiles into L2 (Intel) or L1: the loads then rarely wait on L2, as in the integer kernels
+// (quant_act.hpp, near_steps). Intel Xeon (family 6 model 207), 1.1B-shaped f16 decode
+// (nexttok_decode_bench): 0.893-0.897 -> 0.908-0.910 of the pass with 1 thread, 0.895-0.902 ->
+// 0.901-0.914 with 2 (512 bytes to 2 KiB about the same, 4 KiB less); batches (nexttok_batch_bench,
+// 2 threads) of 2: 26.2-26.3 -> 27.0-27.2 tokens/s, of 4: 45.2-45.4 -> 46.3-46.8.
+// These tiles take two steps per iteration (a line of each f16 row), with one prefetch per line
+// and one advance of the cursor: the loop's bookkeeping (the cursor's bounds, the index) had made
+// about 40 instructions per step of two f16 rows, so that the out-of-order window reached less
+// than 1 KiB ahead. Same machine, f16 rows of the 1.1B layers from memory in huge pages, 1 thread,
+// fraction of the two-row pass in the same pages, medians of 8: 0.907-0.918 -> 0.944-0.968; 1.1B
+// f16 decode 0.906-0.910 -> 0.932-0.933 (1 thread), 0.899-0.904 -> 0.934-0.951 (2); bf16 (1-row
+// tiles, bound by the chain of FMAs) unchanged at 0.92, and slower with 2-row tiles (0.89).
 inline constexpr std::uintptr_t dense_near_bytes = 1024;
 
 // Accumulates columns [i0, i1) (multiples of accumulators * width) of NR rows x NT tokens into
@@ -89,13 +93,7 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
     if (i0 + step > i1) return;
     s::vec v[NR][NT][A];
     load_tile_accumulators<NR, NT>(acc, ld, v);
-    std::int64_t i = i0;
-    do {
-        pf.advance(NR * step * sizeof(W));
-        if constexpr (NT <= 4) {
-            NEXTTOK_UNROLL for (int r = 0; r < NR; ++r)
-                __builtin_prefetch(reinterpret_cast<const char*>(w[r] + i) + dense_near_bytes, 0, 3);
-        }
+    auto fma_step = [&](std::int64_t i) NEXTTOK_ALWAYS_INLINE {
         NEXTTOK_UNROLL for (int a = 0; a < A; ++a) {
             s::vec wv[NR];
             NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) wv[r] = s::load(w[r] + i + a * s::width);
@@ -104,8 +102,32 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
                 NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) v[r][t][a] = s::fmadd(wv[r], xv, v[r][t][a]);
             }
         }
-        i += step;
-    } while (i + step <= i1);
+    };
+    std::int64_t i = i0;
+    if constexpr (NT <= 4) {
+        // Two steps per iteration (a line of each f16 row): the prefetches of both at once, and
+        // half the loop's bookkeeping (dense_near_bytes).
+        constexpr int near_lines = std::max<int>(1, 2 * step * sizeof(W) / 64);
+        for (; i + 2 * step <= i1; i += 2 * step) {
+            pf.advance(2 * NR * step * sizeof(W));
+            NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
+                NEXTTOK_UNROLL for (int l = 0; l < near_lines; ++l)
+                    __builtin_prefetch(reinterpret_cast<const char*>(w[r] + i) + dense_near_bytes + 64 * l, 0, 3);
+            }
+            fma_step(i);
+            fma_step(i + step);
+        }
+        if (i + step <= i1) {
+            pf.advance(NR * step * sizeof(W));
+            fma_step(i);
+        }
+    } else {
+        do {
+            pf.advance(NR * step * sizeof(W));
+            fma_step(i);
+            i += step;
+        } while (i + step <= i1);
+    }
     store_tile_accumulators<NR, NT>(acc, ld, v);
 }
 
