@@ -41,7 +41,7 @@ namespace kernel_detail {
 inline constexpr std::int64_t rows_per_task = 16;
 inline constexpr int max_group = 4;  // matrices per matmul_group
 // Decode (one token) reads each weight once from memory: tiles of decode_tile_rows<W> rows (dense
-// weights: 2 rows up to 4 tokens with AVX-512), prefetched (simd::prefetch_cursor) about
+// weights with AVX-512: 2 rows up to 2 tokens, 4 rows for 3-6), prefetched (simd::prefetch_cursor) about
 // prefetch_bytes ahead, and the integer kernels also fetch each row's lines a few steps ahead into
 // L1 (quant_act.hpp, near_steps); why: README, "How the kernels' parameters were chosen".
 template <class W>
@@ -103,7 +103,7 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
     if constexpr (NT > tile_tokens && std::is_same_v<X, float> && !quant_block<W>)  // wide, in place
         return dot_rows_by_chunks<wide_tile_rows, NT>(w, stride, r0, r1, cols, xs, y, ldy);
     constexpr int wide = NT > tile_tokens ? wide_tile_rows : tile_rows;
-    constexpr int NR = NT == 1 ? decode_tile_rows<W> : NT <= 4 && !quant_block<W> ? 2 : wide;
+    constexpr int NR = NT == 1 ? decode_tile_rows<W> : NT <= 2 && !quant_block<W> ? 2 : wide;
 #else
     constexpr int NR = NT == 1 ? decode_tile_rows<W> : tile_rows;
 #endif

@@ -76,7 +76,7 @@ NEXTTOK_INTRINSICS_BEGIN
 // Decode (one token: each weight streamed from memory once) also fetches each row's lines a short
 // way ahead into L1, besides the cursor's prefetch of the next tiles, so that the kernels'
 // loads rarely wait on L2: near_steps steps ahead in the AVX-512 kernels (a q4_k block is a step
-// in both), near_blocks blocks in the AVX2 q8_0, q4_0 and legacy kernels (figures at matmul.hpp's
+// in both; q8_0 and q4_0 also in tiles of up to 4 tokens), near_blocks blocks in the AVX2 q8_0, q4_0 and legacy kernels (figures at matmul.hpp's
 // decode_tile_rows, measured with the earlier one-block AVX2 kernels; AVX2 build, one large q8_0
 // matrix, 2 threads: 26.5-27.2 -> 29.4-30.1 GB/s; its q4_0 and q4_k kernels were bound by
 // arithmetic there).
