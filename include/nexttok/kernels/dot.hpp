@@ -248,9 +248,12 @@ inline void dot_rows_by_chunks(const W* w, std::int64_t stride, std::int64_t r0,
     for (std::int64_t rb = r0; rb < r1; rb += block) {
         const std::int64_t re = std::min(r1, rb + block);
         std::fill(acc, acc + (re - rb) * ld, 0.0f);
-        // Tile (r, i0) fetches into L1 the NR rows from rn at columns from in (dot_block_range's NP).
-        const auto range = [&]<int K>(std::int64_t r, std::int64_t i0, std::int64_t i1, std::int64_t rn,
-                                      std::int64_t in) {
+        // Tile (r, i0) fetches into L1 the NR rows of the tile after it (dot_block_range's NP): the
+        // chunk's next tile, after its last the next chunk's first, after the last chunk the next
+        // block's.
+        const auto range = [&]<int K>(std::int64_t r, std::int64_t i0, std::int64_t i1) {
+            const bool in_chunk = r + K < re, last_chunk = i1 >= columns;
+            const std::int64_t rn = in_chunk ? r + K : last_chunk ? re : rb, in = in_chunk ? i0 : last_chunk ? 0 : i1;
             const W* ws[K];
             for (int k = 0; k < K; ++k) ws[k] = w + (r + k) * stride;
             const W* wn[NR];
@@ -259,12 +262,9 @@ inline void dot_rows_by_chunks(const W* w, std::int64_t stride, std::int64_t r0,
         };
         for (std::int64_t i0 = 0; i0 < columns; i0 += dot_chunk_columns) {
             const std::int64_t i1 = std::min(columns, i0 + dot_chunk_columns);
-            // After the chunk's last tile: the next chunk's first, or the next block's.
-            const std::int64_t rw = i1 < columns ? rb : re, iw = i1 < columns ? i1 : 0;
             std::int64_t r = rb;
-            for (; r + NR <= re; r += NR)
-                range.template operator()<NR>(r, i0, i1, r + NR < re ? r + NR : rw, r + NR < re ? i0 : iw);
-            for (; r < re; ++r) range.template operator()<1>(r, i0, i1, r + 1 < re ? r + 1 : rw, r + 1 < re ? i0 : iw);
+            for (; r + NR <= re; r += NR) range.template operator()<NR>(r, i0, i1);
+            for (; r < re; ++r) range.template operator()<1>(r, i0, i1);
         }
         for (std::int64_t r = rb; r < re; ++r) {
             const W* ws[1] = {w + r * stride};
