@@ -205,9 +205,17 @@ template <int NR, int NT, dense_element W, class X>
 inline void dot_block_finish(const W* const* w, const X* const* x, std::int64_t n, const float* acc, std::int64_t ld,
                              float* out) noexcept {
     namespace s = kernel_detail::simd;
+#if defined(NEXTTOK_KERNELS_AVX512)
+    static_assert(s::accumulators == 1);
+    s::reduce_slots<NR * NT>([&](int k) { return acc + k / NT * ld + k % NT * acc_slot; }, out);
+#endif
     for (int r = 0; r < NR; ++r) {
         for (int t = 0; t < NT; ++t) {
+#if defined(NEXTTOK_KERNELS_AVX512)
+            float total = out[r * NT + t];
+#else
             float total = reduce_slot(acc + r * ld + t * acc_slot);
+#endif
             for (std::int64_t j = dot_block_columns<W>(n); j < n; ++j)
                 total = std::fma(s::to_float(w[r][j]), s::to_float(x[t][j]), total);
             out[r * NT + t] = total;

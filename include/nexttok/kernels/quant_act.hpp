@@ -202,11 +202,16 @@ inline void qdot_block_range(const Block* const* w, const q8_act_row* const* x, 
 // out[r * NT + t] = the dot product those accumulators hold (the 16 lanes of any int8 kernel).
 template <int NR, int NT>
 inline void qdot_block_finish(const float* acc, std::int64_t ld, float* out) noexcept {
+#if defined(NEXTTOK_KERNELS_AVX512)
+    namespace s = kernel_detail::simd;
+    s::reduce_slots<NR * NT>([&](int k) { return acc + k / NT * ld + k % NT * s::acc_slot; }, out);
+#else
     for (int r = 0; r < NR; ++r)
         for (int t = 0; t < NT; ++t) {
             const float* slot = acc + r * ld + t * kernel_detail::simd::acc_slot;
             out[r * NT + t] = kernel_detail::qdot_result(slot);
         }
+#endif
 }
 
 // out[r * NT + t] = sum_i w[r][i] * x[t] element i: NR weight rows of n / Block::block_size
