@@ -84,11 +84,12 @@ inline constexpr std::uintptr_t dense_near_bytes = 1024;
 // ascending k.
 // `pf` is advanced by the bytes of weights each step reads (see prefetch_cursor). With NP > 0
 // (tiles of more than 4 tokens, dot_rows_by_chunks), each line of the tile's rows first fetches into
-// L1 the same columns of the NP rows at near_rows instead (the tile that comes next).
+// L1 the same stretch of the NP rows whose column i0 is at the addresses near_rows instead (the
+// tile that comes next).
 template <int NR, int NT, dense_element W, class X, int NP = 0>
 inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i0, std::int64_t i1, float* acc,
                             std::int64_t ld, kernel_detail::simd::prefetch_cursor pf = {},
-                            const W* const* near_rows = nullptr) noexcept {
+                            const std::uintptr_t* near_rows = nullptr) noexcept {
     namespace s = kernel_detail::simd;
     constexpr int A = s::accumulators;
     static_assert(dot_step <= acc_slot);
@@ -117,7 +118,7 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
             pf.advance(2 * NR * step * sizeof(W));
             NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) {
                 NEXTTOK_UNROLL for (int l = 0; l < near_lines; ++l)
-                    __builtin_prefetch(reinterpret_cast<const char*>(w[r] + i) + dense_near_bytes + 64 * l, 0, 3);
+                    s::prefetch_l1(reinterpret_cast<std::uintptr_t>(w[r] + i) + dense_near_bytes + 64 * l);
             }
             fma_step(i);
             fma_step(i + step);
@@ -129,8 +130,7 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
     } else if constexpr (NP > 0) {
         constexpr int per_line = std::max<int>(1, 64 / (step * sizeof(W)));
         for (; i + per_line * step <= i1; i += per_line * step) {
-            NEXTTOK_UNROLL for (int r = 0; r < NP; ++r)
-                __builtin_prefetch(reinterpret_cast<const char*>(near_rows[r] + i), 0, 3);
+            NEXTTOK_UNROLL for (int r = 0; r < NP; ++r) s::prefetch_l1(near_rows[r] + (i - i0) * sizeof(W));
             NEXTTOK_UNROLL for (int k = 0; k < per_line; ++k) fma_step(i + k * step);
         }
         for (; i + step <= i1; i += step) fma_step(i);
@@ -208,17 +208,13 @@ inline void dot_block_finish(const W* const* w, const X* const* x, std::int64_t 
 #if defined(NEXTTOK_KERNELS_AVX512)
     static_assert(s::accumulators == 1);
     s::reduce_slots<NR * NT>([&](int k) { return acc + k / NT * ld + k % NT * acc_slot; }, out);
+#else
+    for (int k = 0; k < NR * NT; ++k) out[k] = reduce_slot(acc + k / NT * ld + k % NT * acc_slot);
 #endif
     for (int r = 0; r < NR; ++r) {
         for (int t = 0; t < NT; ++t) {
-#if defined(NEXTTOK_KERNELS_AVX512)
-            float total = out[r * NT + t];
-#else
-            float total = reduce_slot(acc + r * ld + t * acc_slot);
-#endif
             for (std::int64_t j = dot_block_columns<W>(n); j < n; ++j)
-                total = std::fma(s::to_float(w[r][j]), s::to_float(x[t][j]), total);
-            out[r * NT + t] = total;
+                out[r * NT + t] = std::fma(s::to_float(w[r][j]), s::to_float(x[t][j]), out[r * NT + t]);
         }
     }
 }
@@ -258,14 +254,15 @@ inline void dot_rows_by_chunks(const W* w, std::int64_t stride, std::int64_t r0,
         std::fill(acc, acc + (re - rb) * ld, 0.0f);
         // Tile (r, i0) fetches into L1 the NR rows of the tile after it (dot_block_range's NP): the
         // chunk's next tile, after its last the next chunk's first, after the last chunk the next
-        // block's.
+        // block's; rows past the task's end are its last row again.
         const auto range = [&]<int K>(std::int64_t r, std::int64_t i0, std::int64_t i1) {
             const bool in_chunk = r + K < re, last_chunk = i1 >= columns;
             const std::int64_t rn = in_chunk ? r + K : last_chunk ? re : rb, in = in_chunk ? i0 : last_chunk ? 0 : i1;
             const W* ws[K];
             for (int k = 0; k < K; ++k) ws[k] = w + (r + k) * stride;
-            const W* wn[NR];
-            for (int k = 0; k < NR; ++k) wn[k] = w + (rn + k) * stride + (in - i0);
+            std::uintptr_t wn[NR];
+            for (int k = 0; k < NR; ++k)
+                wn[k] = reinterpret_cast<std::uintptr_t>(w + std::min(rn + k, r1 - 1) * stride + in);
             dot_block_range<K, NT, W, X, NR>(ws, x, i0, i1, acc + (r - rb) * ld, ld, {}, wn);
         };
         for (std::int64_t i0 = 0; i0 < columns; i0 += dot_chunk_columns) {

@@ -317,20 +317,17 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
             });
         }
         // The group's outputs: sixteen rows of a token at once where the backend reduces sixteen
-        // accumulators together (simd::reduce16: bitwise the sums of reducing them one by one)
+        // accumulators together (simd::reduce_slots: bitwise the sums of reducing them one by one)
         // and no column tail is left; the remaining rows tile by tile. (1.1B-shaped f16 prefill:
         // the reductions one by one took a tenth of the matmul time.)
         std::int64_t r_tiles = r0;
 #if defined(NEXTTOK_KERNELS_AVX512)
         if (int8 || dense_columns<W, X>(cols) == cols) {
             for (; r_tiles + 16 <= r1; r_tiles += 16)
-                for (std::int64_t t = t0; t < t1; ++t) {
-                    simd::vec v[16];
-                    for (int i = 0; i < 16; ++i)
-                        v[simd::reduce16_slot[i]] =
-                            simd::load(acc + (r_tiles - r0 + i) * ld + (t - t0) * simd::acc_slot);
-                    simd::store(y + t * ldy + r_tiles, simd::reduce16(v));
-                }
+                for (std::int64_t t = t0; t < t1; ++t)
+                    simd::reduce_slots<16>(
+                        [&](int i) { return acc + (r_tiles - r0 + i) * ld + (t - t0) * simd::acc_slot; },
+                        y + t * ldy + r_tiles);
         }
 #endif
         for_each_tile<TR, TT>(r_tiles, r1, t0, t1, [&]<int NR, int NT>(std::int64_t r, std::int64_t t) {

@@ -104,7 +104,7 @@ inline void prefetch_rows_near(const Block* const* w, std::int64_t b) noexcept {
     if constexpr (NT == 1)
         for (int r = 0; r < NR; ++r) {
             if constexpr (Bytes == 0)
-                __builtin_prefetch(reinterpret_cast<const char*>(w[r] + b) + Ahead, 0, 3);
+                simd::prefetch_l1(reinterpret_cast<std::uintptr_t>(w[r] + b) + Ahead);
             else
                 prefetch_near<Ahead, Bytes>(w[r] + b);
         }

@@ -63,6 +63,12 @@ inline void prefetch_lines(std::uintptr_t begin, std::uintptr_t end) noexcept {
         __builtin_prefetch(reinterpret_cast<const char*>(q), 0, Locality);
 }
 
+// Prefetches the line at `address` into L1: an address, not a pointer, since the lines a tile
+// fetches for the tile after it may lie past the end of its matrix (a prefetch never faults).
+inline void prefetch_l1(std::uintptr_t address) noexcept {
+    __builtin_prefetch(reinterpret_cast<const char*>(address), 0, 3);
+}
+
 // Software prefetch of the weight rows a little past the current register tile (matmul.hpp:
 // prefetch_bytes), a few lines per step of the current tile, so that the
 // memory system always has the coming rows in flight (the hardware prefetchers alone leave decode
@@ -168,8 +174,8 @@ inline vec reduce16(const vec (&v)[16]) noexcept {
     return _mm512_add_ps(_mm512_shuffle_ps(l3[0], l3[1], _MM_SHUFFLE(3, 1, 3, 1)),
                          _mm512_shuffle_ps(l3[0], l3[1], _MM_SHUFFLE(2, 0, 2, 0)));
 }
-// out[k] = reduce(load(slot(k))) for k < N: the outputs of a decode tile, from 4 on sixteen at a
-// time by reduce16 (bitwise the same). One by one (q8_k_act.hpp's qdot_result for the int8
+// out[k] = reduce(load(slot(k))) for k < N: the outputs of a decode tile or sixteen rows of a
+// prefill group (matmul.hpp), from 4 on sixteen at a time by reduce16 (bitwise the same). One by one (q8_k_act.hpp's qdot_result for the int8
 // kernels) they took a fifth of a 4 x 4 q4_0 tile's time in L2; a tree of 16 for 1-3 outputs made
 // f16 decode 2% slower.
 template <int N, class Slot>
@@ -180,9 +186,13 @@ inline void reduce_slots(Slot&& slot, float* out) noexcept {
         for (int k0 = 0; k0 < N; k0 += 16) {
             vec v[16];
             for (int i = 0; i < 16; ++i) v[reduce16_slot[i]] = k0 + i < N ? load(slot(k0 + i)) : zero();
-            alignas(64) float lanes[16];
-            _mm512_store_ps(lanes, reduce16(v));
-            for (int i = 0; i < 16 && k0 + i < N; ++i) out[k0 + i] = lanes[i];
+            if (k0 + 16 <= N) {
+                _mm512_storeu_ps(out + k0, reduce16(v));
+            } else {
+                alignas(64) float lanes[16];
+                _mm512_store_ps(lanes, reduce16(v));
+                for (int i = 0; k0 + i < N; ++i) out[k0 + i] = lanes[i];
+            }
         }
     }
 }
