@@ -63,8 +63,9 @@ inline void prefetch_lines(std::uintptr_t begin, std::uintptr_t end) noexcept {
         __builtin_prefetch(reinterpret_cast<const char*>(q), 0, Locality);
 }
 
-// Prefetches the line at `address` into L1: an address, not a pointer, since the lines a tile
-// fetches for the tile after it may lie past the end of its matrix (a prefetch never faults).
+// Prefetches the line at `address` into L1: an address, not a pointer, since a line fetched ahead
+// of a tile (dot.hpp's dense_near_bytes, quant_act.hpp's prefetch_rows_near) may lie past the end
+// of its matrix (a prefetch never faults).
 inline void prefetch_l1(std::uintptr_t address) noexcept {
     __builtin_prefetch(reinterpret_cast<const char*>(address), 0, 3);
 }
@@ -175,9 +176,9 @@ inline vec reduce16(const vec (&v)[16]) noexcept {
                          _mm512_shuffle_ps(l3[0], l3[1], _MM_SHUFFLE(2, 0, 2, 0)));
 }
 // out[k] = reduce(load(slot(k))) for k < N: the outputs of a decode tile or sixteen rows of a
-// prefill group (matmul.hpp), from 4 on sixteen at a time by reduce16 (bitwise the same). One by one (q8_k_act.hpp's qdot_result for the int8
-// kernels) they took a fifth of a 4 x 4 q4_0 tile's time in L2; a tree of 16 for 1-3 outputs made
-// f16 decode 2% slower.
+// prefill group (matmul.hpp), from 4 on sixteen at a time by reduce16 (bitwise the same). One by
+// one (q8_k_act.hpp's qdot_result for the int8 kernels) they took a fifth of a 4 x 4 q4_0 tile's
+// time in L2; a tree of 16 for 1-3 outputs made f16 decode 2% slower.
 template <int N, class Slot>
 inline void reduce_slots(Slot&& slot, float* out) noexcept {
     if constexpr (N < 4) {
