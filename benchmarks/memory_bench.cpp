@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     c.hidden_dim = 5632;
     c.max_seq_len = 2048;
     {
-        const auto m = nexttok::make_random_model(c, 1234, nexttok::tensor_type::q4_0);
+        const auto m = nexttok::make_random_model(c, 1234, nexttok::tensor_type::q4_0, false);
         nexttok::bench::write_model_gguf(*m, path);
     }                                               // the in-memory model is freed here
     std::ofstream("/proc/self/clear_refs") << "5";  // resets VmHWM to the current resident set

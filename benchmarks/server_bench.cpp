@@ -201,7 +201,8 @@ void start_server() {
     const auto model_path = srv.dir / "1.1B-q8_0.gguf";
     {
         const auto t0 = clock_type::now();
-        const auto m = nexttok::make_random_model(nexttok::bench::shapes[1].config, 1234, nexttok::tensor_type::q8_0);
+        const auto m =
+            nexttok::make_random_model(nexttok::bench::shapes[1].config, 1234, nexttok::tensor_type::q8_0, false);
         nexttok::bench::write_model_gguf(*m, model_path);
         std::fprintf(stderr, "server_bench: wrote %s (%.1f s)\n", model_path.c_str(),
                      std::chrono::duration<double>(clock_type::now() - t0).count());

@@ -1,5 +1,6 @@
 // Writes a Llama-layout model (one made by make_random_model, say) as a GGUF file that load_model
-// reads back: the llama.* hyper-parameters and every tensor in its own type. No tokenizer is
+// reads back: the llama.* hyper-parameters and every tensor in its own type (a model built without
+// repacking: a repacked matrix has no GGUF type). No tokenizer is
 // written (the decoder does not need one).
 #pragma once
 

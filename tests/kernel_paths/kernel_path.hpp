@@ -26,6 +26,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace nexttok::test {
@@ -119,6 +120,25 @@ struct block_matrix {
     std::vector<Block> blocks;
     tensor_view view;
 };
+
+// Random blocks of a 32-element legacy type: every quant byte random (q8_0's -128 included), the
+// fifth bits too, scales of both signs over a few binades, minimums negative (as the quantizer
+// writes them), some blocks with d = 0.
+template <class Block>
+void fill_blocks(std::vector<Block>& blocks, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> byte(0, 255);
+    std::uniform_real_distribution<float> mag(0.5f, 4.0f);
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        Block& b = blocks[i];
+        for (auto& q : b.qs) q = static_cast<std::remove_reference_t<decltype(q)>>(byte(rng));
+        if constexpr (requires { b.qh; })
+            for (auto& q : b.qh) q = static_cast<std::uint8_t>(byte(rng));
+        const float d = i % 11 == 5 ? 0.0f : (byte(rng) % 2 ? -1.0f : 1.0f) * 1e-3f * mag(rng);
+        b.d = packed_half::from_float(d);
+        if constexpr (requires { b.m; }) b.m = packed_half::from_float(-0.01f * mag(rng));
+    }
+}
 
 // n activation rows of cols floats, normal(0, 1), with some blocks scaled up or down (so block
 // scales differ) and one all-zero block.

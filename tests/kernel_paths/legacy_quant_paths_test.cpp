@@ -45,24 +45,6 @@ int level(const Block& w, int e) {
     return q;
 }
 
-// Random blocks: every quant byte random, scales of both signs over a few binades, minimums
-// negative (as the quantizer writes them), some blocks with d = 0.
-template <class Block>
-void fill(std::vector<Block>& blocks, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<int> byte(0, 255);
-    std::uniform_real_distribution<float> mag(0.5f, 4.0f);
-    for (std::size_t i = 0; i < blocks.size(); ++i) {
-        Block& b = blocks[i];
-        for (auto& q : b.qs) q = static_cast<std::remove_reference_t<decltype(q)>>(byte(rng));
-        if constexpr (has_qh<Block>)
-            for (auto& q : b.qh) q = static_cast<std::uint8_t>(byte(rng));
-        const float d = i % 11 == 5 ? 0.0f : (byte(rng) % 2 ? -1.0f : 1.0f) * 1e-3f * mag(rng);
-        b.d = packed_half::from_float(d);
-        if constexpr (has_min<Block>) b.m = packed_half::from_float(-0.01f * mag(rng));
-    }
-}
-
 template <class Block>
 float reference(const Block* row, std::int64_t n_blocks, const test::q8_reference& x) {
     float lanes[16] = {};
@@ -93,7 +75,7 @@ float reference(const Block* row, std::int64_t n_blocks, const test::q8_referenc
 template <class Block>
 void check(std::int64_t rows, std::int64_t cols, std::int64_t n) {
     test::block_matrix<Block> w(rows, cols);
-    fill(w.blocks, 21 + cols);
+    test::fill_blocks(w.blocks, 21 + cols);
     const std::vector<float> x = test::activations(n, cols, 7 + cols);
     std::vector<test::q8_reference> xq;
     for (std::int64_t t = 0; t < n; ++t) xq.push_back(test::quantize_q8_reference(x.data() + t * cols, cols));

@@ -60,6 +60,15 @@ struct q8_act_row {
     std::int8_t* octet_qs;            // [n]
     std::int32_t* octet_minus8_sums;  // [n / 16]: -8 * (sum of the lane's 16 values)
     float* octet_lane_scales;         // [n / 16]: the scale d of the lane's block (block 8o + l / 2)
+    // and, with every instruction set, one lane per block for repacked q8_0 and q4_0 weights
+    // (tensor/repacked_blocks.hpp), by groups of 16 blocks (512 elements, padded with zero blocks
+    // to whole groups): r16_qs[512 g + 64 j + 4 l + k] = element 32 (16 g + l) + 4 j + k (j < 8,
+    // k < 4), so that chunk j of a group meets chunk j of a repacked q8_0 group, and chunks j and
+    // j + 4 the low and high nibbles of chunk j of a q4_0 group; per block b (padding zero):
+    std::int8_t* r16_qs;              // [n rounded up to 512]
+    std::int32_t* r16_minus128_sums;  // -128 * (the sum of the block's 32 values)
+    std::int32_t* r16_minus8_sums;    // -8 * (that sum)
+    float* r16_scales;                // the block's scale d
 };
 
 // One activation rounded to bfloat16 for a product with bfloat16 weights (dot.hpp, bf16_block):
@@ -97,6 +106,12 @@ public:
         std::fill(r.minus8_sums + n_ / 4, r.minus8_sums + 16 * lines(n_), 0);
         std::fill(r.lane_scales + n_ / 4, r.lane_scales + 16 * lines(n_), 0.0f);
         std::fill(r.dsum + n_ / 32, r.dsum + 16 * lines(n_ / 8), 0.0f);
+        for (std::int64_t b = n_ / 32; b < (n_ + 511) / 512 * 16; ++b) {
+            for (int j = 0; j < 8; ++j)
+                std::fill_n(r.r16_qs + 512 * (b / 16) + 64 * j + 4 * (b % 16), 4, std::int8_t{0});
+            r.r16_minus128_sums[b] = r.r16_minus8_sums[b] = 0;
+            r.r16_scales[b] = 0.0f;
+        }
     }
     std::int64_t cols() const noexcept { return n_; }
 

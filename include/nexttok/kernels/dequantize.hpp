@@ -1,7 +1,7 @@
 // Dequantization of weight blocks to float (tensor/quant_blocks.hpp gives the layouts): q8_0,
 // q4_0 and the k-quants q4_k, q5_k and q6_k by the SIMD backend, the other types by their scalar
 // dequantize_block (tensor/legacy_quant_blocks.hpp, tensor/k_quant_blocks.hpp); whole rows; and
-// read_row, one row of any weight matrix as floats (an embedding lookup). The results are exact
+// read_row, one row of any weight matrix as floats (an embedding lookup), repacked rows too. The results are exact
 // (quant_blocks.hpp: "Exactness"), so every instruction set gives the same floats as ggml.
 #if !defined(NEXTTOK_KERNEL_PASS)
 #include <nexttok/kernels/detail/passes.hpp>
@@ -99,7 +99,10 @@ inline void dequantize_block(const block_q6_k& b, float* y) noexcept {
 // block size (the GGUF reader checks it for every tensor).
 template <quant_block Block>
 inline void dequantize_row(const Block* x, float* y, std::int64_t n) noexcept {
-    for (std::int64_t b = 0; b < n / Block::block_size; ++b) dequantize_block(x[b], y + b * Block::block_size);
+    if constexpr (repacked_block<Block>)
+        dequantize_repacked_row(x, y, n);  // (scalar)
+    else
+        for (std::int64_t b = 0; b < n / Block::block_size; ++b) dequantize_block(x[b], y + b * Block::block_size);
 }
 
 // Row r of a weight matrix (an embedding, say) converted to float: out[0, cols).

@@ -9,7 +9,9 @@
 // q4_k block, against activations grouped to match; with AVX2 (detail/quant_act_avx2.hpp) two
 // q8_0 blocks, four q4_0 blocks (against the same groupings) or a q4_k block in two halves;
 // the portable code (detail/quant_act_portable.hpp) goes lane by lane. q4_k reads the
-// activations quantized once more by 256 elements (llama.cpp's q8_K) on every set. This file
+// activations quantized once more by 256 elements (llama.cpp's q8_K) on every set. The q8_0 and
+// q4_0 matrices of a model are repacked one lane per block (tensor/repacked_blocks.hpp), whose
+// kernels (detail/repacked_qdot.hpp) take 16 blocks a step on every set. This file
 // holds what they share: the activation rows, their quantization block by block, and the entry
 // points qdot_block_range, qdot_block_finish and qdot_block.
 //
@@ -33,8 +35,12 @@
 //     minimums go into 4 lanes of their own, M_j = m_2j bsum_2j + m_2j+1 bsum_2j+1 (q8k_block_sums),
 //     macc[j] = fma(float(M_j), dmin * dx, macc[j]); after every block whose index is 7 mod 8 and
 //     at the end of a range, acc[j] = acc[j] - macc[j] for j < 4 and macc restarts at +0.
+//   repacked q8_0 and q4_0 (tensor/repacked_blocks.hpp, detail/repacked_qdot.hpp): lane b % 16
+//     takes block b whole: s = the sum of its 32 products w_e xq_e (q4_0: levels q - 8),
+//     acc = fma(float(s), d * dx, acc) with d * dx rounded once.
 // A block past the row's end (a partial group) has zero weights, scales and activations, and
-// fma(0, 0, acc) == acc. A range boundary other than its end is a multiple of 8 blocks.
+// fma(0, 0, acc) == acc. A range boundary other than its end is a multiple of 8 blocks (16 for
+// repacked rows).
 //
 // Determinism: an output's value depends only on its weight row, its activation row and n. So any
 // tile shape (NR rows x NT tokens), thread count, batch or instruction set gives bitwise the same
@@ -45,6 +51,7 @@
 
 #include <nexttok/detail/isa.hpp>
 #include <nexttok/tensor/quant_blocks.hpp>
+#include <nexttok/tensor/repacked_blocks.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -67,7 +74,7 @@ inline constexpr bool q8_act_grouped = false;
 template <class W>
 inline constexpr bool has_int8_kernel =
     std::is_same_v<W, block_q8_0> || std::is_same_v<W, block_q4_0> || std::is_same_v<W, block_q4_k> ||
-    is_k_quant_int8_block<W> || is_legacy_int8_block<W>;
+    is_k_quant_int8_block<W> || is_legacy_int8_block<W> || repacked_block<W>;
 
 namespace kernel_detail {
 
@@ -131,6 +138,15 @@ inline float quantize_block32(const X* x, std::int8_t* q) noexcept {
     return amax;
 }
 
+// Block b's values q[0, 32), scale d and value sum into the row's one-lane-per-block arrays (r16_*).
+inline void store_r16_block(const q8_act_row& row, std::int64_t b, const std::int8_t* q, float d, int sum) noexcept {
+    std::int8_t* lane = row.r16_qs + 512 * (b / 16) + 4 * (b % 16);
+    for (int j = 0; j < 8; ++j) std::memcpy(lane + 64 * j, q + 4 * j, 4);
+    row.r16_minus128_sums[b] = -128 * sum;
+    row.r16_minus8_sums[b] = -8 * sum;
+    row.r16_scales[b] = d;
+}
+
 // The row's arrays from x[0, n) block by block, without the AVX-512 groupings (the AVX2 and
 // portable kernels' quantize_act_row), and the per-256 quantization when n % 256 == 0.
 template <class X>
@@ -146,6 +162,7 @@ inline void quantize_act_row_by_blocks(const q8_act_row& row, const X* x, std::i
             sum += lane_sum;
         }
         row.dsum[b] = d * static_cast<float>(sum);
+        store_r16_block(row, b, q, d, sum);
     }
     if (n % 256 == 0)  // for q4_k, q2_k, q3_k and iq4_xs (detail/q8_k_act.hpp)
         for (std::int64_t k = 0; k < n / 256; ++k) {
@@ -172,6 +189,8 @@ NEXTTOK_INTRINSICS_END
 // The kernels of q2_k, q3_k and iq4_xs (their own files; declared before qdot_block_range below,
 // whose qualified call kernel_detail::qdot_range sees the overloads declared up to here).
 #include <nexttok/kernels/detail/k_quant_qdot.hpp>
+// And of repacked q8_0 and q4_0 rows.
+#include <nexttok/kernels/detail/repacked_qdot.hpp>
 // And of q4_1, q5_0, q5_1 and iq4_nl (and q4_0's portable kernel).
 #include <nexttok/kernels/detail/legacy_qdot.hpp>
 
@@ -191,7 +210,7 @@ inline void quantize_activations(const q8_activations& act, std::int64_t t, cons
 // Adds weight blocks [b0, b1) of NR rows (each row's blocks at w[r]) times NT quantized
 // activation rows into the accumulators acc (output (r, t) at acc[r * ld + t * acc_slot], 64-byte
 // aligned, zero before the first range). A range boundary other than b1 must be a multiple of 8
-// blocks (the q4_0 kernel's step). `pf` as in dot_block_range.
+// blocks (the q4_0 kernel's step; 16 for repacked rows). `pf` as in dot_block_range.
 template <int NR, int NT, class Block>
 requires has_int8_kernel<Block>
 inline void qdot_block_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,

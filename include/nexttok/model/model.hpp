@@ -1,5 +1,6 @@
 // A loaded model: its hyper-parameters, typed views of its weights, and the mapped file that holds
-// them. Weights are used in place from the mapping (zero copy). Immutable and thread-safe after
+// them. Weights are used in place from the mapping (zero copy), but for the q8_0 and q4_0 matrices
+// that the model repacks for the kernels (see the constructor). Immutable and thread-safe after
 // loading; share it with std::shared_ptr<const model> between decoders.
 #pragma once
 
@@ -43,7 +44,13 @@ public:
     // What holds the weights; the views in `weights` point into it.
     using source = std::variant<gguf_file, mapped_file, hf_files, memory_buffer>;
 
-    NEXTTOK_DECL model(model_config config, model_weights weights, source src);
+    // Builds the model and, unless `repack` is false, repacks its q8_0 and q4_0 matrices (the
+    // layers' projections and the classifier; token_embd when it is the classifier too) one lane
+    // per block for the int8 kernels (tensor/repacked_blocks.hpp): their views then have type
+    // q8_0_r16 or q4_0_r16, the same bytes per row, read_row reads them as before, and the kernels
+    // run faster on several tokens at once. Weights in a memory_buffer source are repacked in
+    // place; those of a file into a buffer the model owns (about the size of those matrices).
+    NEXTTOK_DECL model(model_config config, model_weights weights, source src, bool repack = true);
 
     model(const model&) = delete;
     model& operator=(const model&) = delete;
@@ -70,6 +77,9 @@ private:
     model_config config_;
     model_weights weights_;
     source source_;
+    memory_buffer repacked_;  // the repacked matrices of a file's weights
+
+    void repack_matrices();
 };
 
 }  // namespace nexttok

@@ -18,8 +18,9 @@ namespace nexttok {
 // `c` gives every size (tied_output picks whether `output` is the embedding); `type` is the storage
 // of the matrices: f32, f16, bf16 (values uniform in +-1/sqrt(cols)), or q8_0, q4_0, q4_k, q5_k,
 // q6_k, q4_1, q5_0, q5_1, iq4_nl, q2_k, q3_k, iq4_xs (random quants, scales of the same magnitude). Norm weights are f32 ones.
+// `repack`: the model's constructor's (q8_0 and q4_0 matrices repacked in place for the kernels).
 NEXTTOK_DECL std::shared_ptr<const model> make_random_model(model_config c, std::uint64_t seed,
-                                                            tensor_type type = tensor_type::f32);
+                                                            tensor_type type = tensor_type::f32, bool repack = true);
 
 }  // namespace nexttok
 

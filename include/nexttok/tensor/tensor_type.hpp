@@ -43,6 +43,10 @@ enum class tensor_type : std::uint32_t {
     bf16 = 30,
     tq1_0 = 34,
     tq2_0 = 35,
+    // Never in a file: q8_0 and q4_0 matrices repacked by a model for the kernels
+    // (tensor/repacked_blocks.hpp), the same bytes per row as the file's type.
+    q8_0_r16 = 0x10008,
+    q4_0_r16 = 0x10002,
 };
 
 struct tensor_type_traits {
@@ -116,11 +120,16 @@ inline std::optional<tensor_type_traits> find_tensor_type_traits(std::uint32_t i
             return tensor_type_traits{"tq1_0", 256, 54};
         case tensor_type::tq2_0:
             return tensor_type_traits{"tq2_0", 256, 66};
+        case tensor_type::q8_0_r16:  // not a file's type
+        case tensor_type::q4_0_r16:
+            return std::nullopt;
     }
     return std::nullopt;
 }
 
 inline std::string to_string(tensor_type t) {
+    if (t == tensor_type::q8_0_r16) return "q8_0 (repacked)";
+    if (t == tensor_type::q4_0_r16) return "q4_0 (repacked)";
     if (auto traits = find_tensor_type_traits(static_cast<std::uint32_t>(t))) return std::string(traits->name);
     return "type " + std::to_string(static_cast<std::uint32_t>(t));
 }

@@ -6,6 +6,7 @@
 
 #include <nexttok/error.hpp>
 #include <nexttok/tensor/quant_blocks.hpp>
+#include <nexttok/tensor/repacked_blocks.hpp>
 #include <nexttok/tensor/tensor_view.hpp>
 
 #include <Eigen/Core>
@@ -34,6 +35,8 @@ inline constexpr bool supports_weight_type(tensor_type t) noexcept {
         case tensor_type::q5_0:
         case tensor_type::q5_1:
         case tensor_type::iq4_nl:
+        case tensor_type::q8_0_r16:
+        case tensor_type::q4_0_r16:
             return true;
         default:
             return false;
@@ -96,6 +99,10 @@ decltype(auto) visit_weight_type(const tensor_view& w, const char* user, F&& f) 
             return blocks(std::type_identity<block_q5_1>{});
         case tensor_type::iq4_nl:
             return blocks(std::type_identity<block_iq4_nl>{});
+        case tensor_type::q8_0_r16:
+            return blocks(std::type_identity<block_q8_0_r16>{});
+        case tensor_type::q4_0_r16:
+            return blocks(std::type_identity<block_q4_0_r16>{});
         default:
             throw unsupported_error("tensor '" + w.name + "' at offset " + detail::hex_offset(w.file_offset) +
                                     ": type " + to_string(w.type) + " is not supported by " + user);

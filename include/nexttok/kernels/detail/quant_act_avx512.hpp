@@ -73,7 +73,9 @@ inline float quantize_act_block(const q8_act_row& row, const X* x, std::int64_t 
     const __m128i sums4 = _mm_add_epi32(_mm256_castsi256_si128(lane_sums), _mm256_extracti128_si256(lane_sums, 1));
     __m128i s2 = _mm_add_epi32(sums4, _mm_unpackhi_epi64(sums4, sums4));
     s2 = _mm_add_epi32(s2, _mm_shuffle_epi32(s2, 1));
-    row.dsum[b] = d * static_cast<float>(_mm_cvtsi128_si32(s2));
+    const int sum = _mm_cvtsi128_si32(s2);
+    row.dsum[b] = d * static_cast<float>(sum);
+    store_r16_block(row, b, row.qs + 32 * b, d, sum);
     // The q8_0 grouping: block i of quad k gives bytes 16 i.. of both halves, lanes 4 i..4 i + 3.
     const std::int64_t k = b / 4, i = b % 4;
     _mm_storeu_si128(reinterpret_cast<__m128i*>(row.quad_qs + 128 * k + 16 * i), q0);

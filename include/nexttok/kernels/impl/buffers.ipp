@@ -13,8 +13,9 @@ NEXTTOK_DECL void q8_activations::resize(std::int64_t n_tokens, std::int64_t n) 
     n_ = n;
     const std::int64_t full = lines(n), quarter = lines(n / 8), quads = lines((n + 127) / 128 * 128);
     const std::int64_t octets = lines((n + 255) / 256 * 256);
+    const std::int64_t groups = (n + 511) / 512, r16_qs = lines(512 * groups), r16_blocks = lines(64 * groups);
     row_lines_ = 4 * full + quarter + lines(n / 64) + lines(n / 16) + lines(n / 8) + 2 * quads + octets +
-                 2 * lines(octets * 64 / 4);
+                 2 * lines(octets * 64 / 4) + r16_qs + 3 * r16_blocks;
     const auto size = static_cast<std::size_t>(n_tokens * row_lines_);
     if (store_.size() < size) store_.resize(size);
     rows_.resize(static_cast<std::size_t>(n_tokens));
@@ -40,6 +41,10 @@ NEXTTOK_DECL void q8_activations::resize(std::int64_t n_tokens, std::int64_t n) 
         r.octet_qs = reinterpret_cast<std::int8_t*>(take(octets));
         r.octet_minus8_sums = reinterpret_cast<std::int32_t*>(take(lines(octets * 64 / 4)));
         r.octet_lane_scales = reinterpret_cast<float*>(take(lines(octets * 64 / 4)));
+        r.r16_qs = reinterpret_cast<std::int8_t*>(take(r16_qs));
+        r.r16_minus128_sums = reinterpret_cast<std::int32_t*>(take(r16_blocks));
+        r.r16_minus8_sums = reinterpret_cast<std::int32_t*>(take(r16_blocks));
+        r.r16_scales = reinterpret_cast<float*>(take(r16_blocks));
     }
 }
 

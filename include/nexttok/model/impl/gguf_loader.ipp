@@ -147,7 +147,7 @@ NEXTTOK_DECL std::shared_ptr<const model> load_gguf_model(const std::filesystem:
     detail::load_weight_table(a, c, tensors, w);
     w.output = c.tied_output ? w.token_embd : tensors.load("output.weight", {}, c.vocab_size, c.dim);
     check_weights(file, w, options);
-    return std::make_shared<const model>(c, std::move(w), model::source(std::move(g)));
+    return std::make_shared<const model>(c, std::move(w), model::source(std::move(g)), options.repack_weights);
 }
 
 }  // namespace nexttok

@@ -152,7 +152,8 @@ NEXTTOK_DECL std::shared_ptr<const model> load_hf_model(const std::filesystem::p
     final_config.tied_output = head == nullptr;
     w.output = final_config.tied_output ? w.token_embd : *head;
     check_weights(dir.filename().string(), w, options);
-    return std::make_shared<const model>(final_config, std::move(w), model::source(std::move(files)));
+    return std::make_shared<const model>(final_config, std::move(w), model::source(std::move(files)),
+                                         options.repack_weights);
 }
 
 }  // namespace nexttok

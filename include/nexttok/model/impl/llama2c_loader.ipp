@@ -96,7 +96,7 @@ NEXTTOK_DECL std::shared_ptr<const model> load_llama2c_model(const std::filesyst
                   std::to_string(f.size() - offset) +
                       " unexpected trailing bytes (expected the file to end here for these hyper-parameters)");
     check_weights(file, w, options);
-    return std::make_shared<const model>(c, std::move(w), model::source(std::move(f)));
+    return std::make_shared<const model>(c, std::move(w), model::source(std::move(f)), options.repack_weights);
 }
 
 }  // namespace nexttok

@@ -103,7 +103,8 @@ NEXTTOK_DECL void fill_random_tensor(const tensor_view& t, std::uint64_t& state,
 
 }  // namespace detail
 
-NEXTTOK_DECL std::shared_ptr<const model> make_random_model(model_config c, std::uint64_t seed, tensor_type type) {
+NEXTTOK_DECL std::shared_ptr<const model> make_random_model(model_config c, std::uint64_t seed, tensor_type type,
+                                                            bool repack) {
     if (c.head_dim == 0 && c.n_heads > 0) c.head_dim = c.dim / c.n_heads;
     if (c.rope_dim == 0) c.rope_dim = c.head_dim;
     c.validate("<random model>");
@@ -155,7 +156,7 @@ NEXTTOK_DECL std::shared_ptr<const model> make_random_model(model_config c, std:
         w.output = w.token_embd;
     else
         fill(w.output, false);
-    return std::make_shared<const model>(c, std::move(w), model::source(std::move(buf)));
+    return std::make_shared<const model>(c, std::move(w), model::source(std::move(buf)), repack);
 }
 
 }  // namespace nexttok

@@ -1,0 +1,211 @@
+// The int8 kernels of repacked q8_0 and q4_0 rows (tensor/repacked_blocks.hpp), with AVX-512,
+// AVX2 and portable code, in the float order of quant_act.hpp's header: lane b % 16 takes block b
+// whole. With AVX-512 a step is a group of 16 blocks: 8 vpdpbusd (no permutation, the bytes come
+// in the activations' r16 order) and one conversion, multiply and multiply-add per row and token,
+// where the file's layout needs 8 vpdpbusd and 12 float instructions (q8_0) or 6 (q4_0) and byte
+// permutations. A last group of fewer than 16 blocks (only at a row's end) is widened into a
+// whole group with zero lanes first. Internal: quant_act.hpp includes this file in its middle.
+// Part of every kernel set (kernels/detail/passes.hpp includes it once per set): no include guard.
+
+#include <nexttok/tensor/repacked_blocks.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
+
+NEXTTOK_INTRINSICS_BEGIN
+
+// Rows of a register tile of NT tokens of repacked weights: with AVX-512 the tile's NR x NT
+// accumulators and a row's 8 weight chunks fit in the 32 registers.
+#if defined(NEXTTOK_KERNELS_INT8_AVX512)
+template <int NT>
+inline constexpr int repacked_tile_rows = NT <= 4   ? 4
+                                          : NT <= 6 ? 3
+                                                    : 2;
+#else
+template <int NT>
+inline constexpr int repacked_tile_rows = 2;
+#endif
+
+// The bytes of the group of 16 blocks at block b of row p, whose row ends at block b1: p + b
+// itself, or its last group widened into `whole` (zero lanes past the row).
+template <class Block>
+inline const std::uint8_t* repacked_group(const Block* p, std::int64_t b, std::int64_t b1,
+                                          std::uint8_t* whole) noexcept {
+    const auto* g = reinterpret_cast<const std::uint8_t*>(p + b);
+    if (b1 - b >= 16) return g;
+    detail::widen_group_r16<Block>(g, static_cast<int>(b1 - b), whole);
+    return whole;
+}
+
+#if defined(NEXTTOK_KERNELS_INT8_AVX512)
+
+// Adds groups [b0, b1) (b0 % 16 == 0) of NR rows x NT tokens: per row, the group's 8 chunks
+// (`unpack`: q8_0's bytes, q4_0's low and high nibbles) and 16 scales, then per token 8 vpdpbusd
+// from the activations' correction (q8_0: -128 sum x, its weights + 128; q4_0: -8 sum x).
+template <int NR, int NT, class Block, class Unpack>
+inline void repacked_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
+                           float* acc, std::int64_t ld, simd::prefetch_cursor& pf, Unpack&& unpack) noexcept {
+    constexpr bool q8 = std::is_same_v<Block, block_q8_0_r16>;
+    constexpr std::size_t group_bytes = 16 * sizeof(Block);
+    acc16<NR, NT> a(acc, ld);
+    alignas(64) std::uint8_t whole[group_bytes];
+    for (std::int64_t b = b0; b < b1; b += 16) {
+        pf.advance(NR * group_bytes);
+        NEXTTOK_UNROLL
+        for (int r = 0; r < NR; ++r) {
+            const std::uint8_t* g = repacked_group(w[r], b, b1, whole);
+            if constexpr (NT <= 4) prefetch_near<near_steps * group_bytes, group_bytes>(w[r] + b);
+            __m512i c[8];
+            unpack(g + 32, c);
+            const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g)));
+            NEXTTOK_UNROLL
+            for (int t = 0; t < NT; ++t) {
+                const q8_act_row& xr = *x[t];
+                __m512i s = _mm512_load_si512(q8 ? xr.r16_minus128_sums + b : xr.r16_minus8_sums + b);
+                for (int j = 0; j < 8; ++j)
+                    s = _mm512_dpbusd_epi32(s, c[j], _mm512_load_si512(xr.r16_qs + 32 * b + 64 * j));
+                const __m512 scale = _mm512_mul_ps(d, _mm512_load_ps(xr.r16_scales + b));
+                a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), scale, a.v[r][t]);
+            }
+        }
+    }
+    a.store(acc, ld);
+}
+
+template <int NR, int NT>
+inline void qdot_range(const block_q8_0_r16* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
+                       float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
+    repacked_range<NR, NT>(w, x, b0, b1, acc, ld, pf, [](const std::uint8_t* q, __m512i(&c)[8]) {
+        for (int j = 0; j < 8; ++j) c[j] = _mm512_loadu_si512(q + 64 * j);
+    });
+}
+
+template <int NR, int NT>
+inline void qdot_range(const block_q4_0_r16* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
+                       float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
+    repacked_range<NR, NT>(w, x, b0, b1, acc, ld, pf, [](const std::uint8_t* q, __m512i(&c)[8]) {
+        for (int j = 0; j < 4; ++j) {
+            const __m512i raw = _mm512_loadu_si512(q + 64 * j);
+            c[j] = _mm512_and_si512(raw, _mm512_set1_epi8(0x0f));
+            c[j + 4] = high_nibbles(raw);
+        }
+    });
+}
+
+#elif defined(NEXTTOK_KERNELS_INT8_AVX2)
+
+// As the AVX-512 kernel, by halves of 8 lanes; without VNNI the q8_0 weights meet the activations
+// as |w| and x with w's sign (at most 2 x 128 x 127 per 16-bit pair).
+template <int NR, int NT, class Block>
+inline void repacked_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
+                           float* acc, std::int64_t ld, simd::prefetch_cursor& pf) noexcept {
+    constexpr bool q8 = std::is_same_v<Block, block_q8_0_r16>;
+    constexpr std::size_t group_bytes = 16 * sizeof(Block);
+    acc8x2<NR, NT> a(acc, ld);
+    alignas(32) std::uint8_t whole[group_bytes];
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    for (std::int64_t b = b0; b < b1; b += 16) {
+        pf.advance(NR * group_bytes);
+        NEXTTOK_UNROLL
+        for (int r = 0; r < NR; ++r) {
+            const std::uint8_t* g = repacked_group(w[r], b, b1, whole);
+            if constexpr (NT == 1) prefetch_near<near_blocks * sizeof(Block), group_bytes>(w[r] + b);
+            NEXTTOK_UNROLL
+            for (int h = 0; h < 2; ++h) {
+                const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(g + 16 * h)));
+                const std::uint8_t* q = g + 32 + 32 * h;
+                NEXTTOK_UNROLL
+                for (int t = 0; t < NT; ++t) {
+                    const q8_act_row& xr = *x[t];
+                    const std::int8_t* xq = xr.r16_qs + 32 * b + 32 * h;
+                    __m256i s;
+                    if constexpr (q8) {
+#if defined(NEXTTOK_KERNELS_VNNI256)
+                        s = load32(xr.r16_minus128_sums + b + 8 * h);
+                        for (int j = 0; j < 8; ++j) s = dpbusd(s, load32(q + 64 * j), load32(xq + 64 * j));
+#else
+                        s = _mm256_setzero_si256();
+                        for (int j = 0; j < 8; ++j) {
+                            const __m256i wq = _mm256_xor_si256(load32(q + 64 * j), _mm256_set1_epi8(-128));
+                            s = dpbusd(s, _mm256_abs_epi8(wq), _mm256_sign_epi8(load32(xq + 64 * j), wq));
+                        }
+#endif
+                    } else {
+                        s = load32(xr.r16_minus8_sums + b + 8 * h);
+                        for (int j = 0; j < 4; ++j) {
+                            const __m256i raw = load32(q + 64 * j);
+                            s = dpbusd(s, _mm256_and_si256(raw, low4), load32(xq + 64 * j));
+                            s = dpbusd(s, _mm256_and_si256(_mm256_srli_epi16(raw, 4), low4), load32(xq + 64 * j + 256));
+                        }
+                    }
+                    const __m256 scale = _mm256_mul_ps(d, _mm256_load_ps(xr.r16_scales + b + 8 * h));
+                    a.v[r][t][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), scale, a.v[r][t][h]);
+                }
+            }
+        }
+    }
+    a.store(acc, ld);
+}
+
+template <int NR, int NT>
+inline void qdot_range(const block_q8_0_r16* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
+                       float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
+    repacked_range<NR, NT>(w, x, b0, b1, acc, ld, pf);
+}
+
+template <int NR, int NT>
+inline void qdot_range(const block_q4_0_r16* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
+                       float* acc, std::int64_t ld, simd::prefetch_cursor pf) noexcept {
+    repacked_range<NR, NT>(w, x, b0, b1, acc, ld, pf);
+}
+
+#else
+
+// Portable: block by block, lane b % 16, the block's dot product in int against the plain row.
+template <int NR, int NT, class Block>
+inline void repacked_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
+                           float* acc, std::int64_t ld) noexcept {
+    constexpr bool q8 = std::is_same_v<Block, block_q8_0_r16>;
+    for (int r = 0; r < NR; ++r)
+        for (std::int64_t b = b0; b < b1; ++b) {
+            const std::int64_t first = b - b % 16, l = b % 16;
+            const auto m = static_cast<int>(std::min<std::int64_t>(16, b1 - first));
+            const auto* g = reinterpret_cast<const std::uint8_t*>(w[r] + first);
+            const float d = simd::half_to_float(packed_half{{g[2 * l], g[2 * l + 1]}});
+            for (int t = 0; t < NT; ++t) {
+                const std::int8_t* xq = x[t]->qs + 32 * b;
+                std::int32_t s = 0;
+                for (int e = 0; e < 32; ++e) {
+                    const int j = q8 ? e / 4 : e % 16 / 4;
+                    const std::uint8_t byte = g[2 * m + 4 * m * j + 4 * l + e % 4];
+                    const int q = q8 ? byte - 128 : (e < 16 ? byte & 0x0f : byte >> 4) - 8;
+                    s += q * xq[e];
+                }
+                float* lane = acc + r * ld + t * simd::acc_slot + l;
+                *lane = std::fma(static_cast<float>(s), d * x[t]->r16_scales[b], *lane);
+            }
+        }
+}
+
+template <int NR, int NT>
+inline void qdot_range(const block_q8_0_r16* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
+                       float* acc, std::int64_t ld, simd::prefetch_cursor) noexcept {
+    repacked_range<NR, NT>(w, x, b0, b1, acc, ld);
+}
+
+template <int NR, int NT>
+inline void qdot_range(const block_q4_0_r16* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
+                       float* acc, std::int64_t ld, simd::prefetch_cursor) noexcept {
+    repacked_range<NR, NT>(w, x, b0, b1, acc, ld);
+}
+
+#endif
+
+NEXTTOK_INTRINSICS_END
+
+}  // namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail
