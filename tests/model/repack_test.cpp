@@ -15,6 +15,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,33 @@ TEST(model_repack, a_model_in_memory_is_repacked_in_place_with_its_tied_embeddin
         const std::vector<token_id> prompt{1, 7, 30, 2, 95, 11};
         EXPECT_LT(test::relative_rms_error(prompt_logits(m, prompt), prompt_logits(plain, prompt)), 1e-5);
     }
+}
+
+// Two views of the same bytes in a buffer the model owns (a model built by hand) are repacked once:
+// both read back as the original rows. The model's other views, in another buffer, are copied.
+TEST(model_repack, views_of_the_same_bytes_are_repacked_once) {
+    model_config c;
+    c.dim = 64;
+    c.hidden_dim = 160;
+    c.n_layers = 1;
+    c.n_heads = 2;
+    c.n_kv_heads = 2;  // attn_k of attn_q's shape
+    c.vocab_size = 96;
+    c.max_seq_len = 64;
+    const auto plain = make_random_model(c, 9, tensor_type::q8_0, false);
+    model_weights w = plain->weights();
+    const tensor_view& q = plain->weights().layers[0].attn_q;
+    model::memory_buffer buf = model::memory_buffer::allocate(q.n_bytes, "<shared q and k>");
+    std::memcpy(buf.bytes.get(), q.data, q.n_bytes);
+    w.layers[0].attn_q.data = buf.bytes.get();
+    w.layers[0].attn_k = w.layers[0].attn_q;
+    const model m(plain->config(), w, model::source(std::move(buf)));
+    const layer_weights& l = m.weights().layers[0];
+    EXPECT_EQ(l.attn_q.type, tensor_type::q8_0_r16);
+    EXPECT_EQ(l.attn_k.data, l.attn_q.data);
+    expect_rows_bitwise(l.attn_q, q);
+    expect_rows_bitwise(l.attn_k, q);
+    expect_rows_bitwise(l.ffn_down, plain->weights().layers[0].ffn_down);
 }
 
 }  // namespace

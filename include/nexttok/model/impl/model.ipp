@@ -49,15 +49,21 @@ NEXTTOK_DECL void model::repack_matrices() {
         const std::byte* b = own->bytes.get();
         return t.data >= b && t.data + t.n_bytes <= b + own->size;
     };
-    std::size_t copied = 0;
+    std::size_t copied = 0;  // (an upper bound: views of the same bytes counted each)
     for (const tensor_view* t : views)
         if (repackable(*t) && !in_own(*t)) copied += (t->n_bytes + 63) / 64 * 64;
     if (copied > 0) repacked_ = memory_buffer::allocate(copied, "<repacked matrices of " + file_name() + ">");
     const bool tied = weights_.token_embd.data == weights_.output.data;
     std::size_t offset = 0;
     std::vector<std::byte> row;
+    std::vector<std::pair<const std::byte*, const tensor_view*>> done;  // (bytes before, view after)
     for (tensor_view* t : views) {
         if (!repackable(*t)) continue;
+        bool seen = false;  // views of the same bytes (a model built by hand): repacked once
+        for (const auto& [before, after] : done)
+            if (before == t->data && !seen) t->data = after->data, t->type = after->type, seen = true;
+        if (seen) continue;
+        done.emplace_back(t->data, t);
         std::byte* dst = in_own(*t) ? const_cast<std::byte*>(t->data) : repacked_.bytes.get() + offset;
         if (!in_own(*t)) offset += (t->n_bytes + 63) / 64 * 64;
         const std::uint64_t row_bytes = t->row_bytes();
