@@ -50,6 +50,20 @@ std::vector<float> prompt_logits(const std::shared_ptr<const model>& m, const st
     return logits;
 }
 
+// A one-layer Llama shape for random models: rows of 2 and 5 blocks, one partial group each.
+model_config small_config(std::int64_t n_heads, std::int64_t n_kv_heads, bool tied) {
+    model_config c;
+    c.dim = 64;
+    c.hidden_dim = 160;
+    c.n_layers = 1;
+    c.n_heads = n_heads;
+    c.n_kv_heads = n_kv_heads;
+    c.vocab_size = 96;
+    c.max_seq_len = 64;
+    c.tied_output = tied;
+    return c;
+}
+
 class model_repack_test : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(model_repack_test, matrices_are_repacked_read_back_as_the_file_and_meet_the_reference) {
@@ -89,15 +103,7 @@ INSTANTIATE_TEST_SUITE_P(files, model_repack_test, ::testing::Values("tiny-q8_0"
 // row, bitwise), the embedding still the classifier's view, and the same logits but for the
 // float order of the sums.
 TEST(model_repack, a_model_in_memory_is_repacked_in_place_with_its_tied_embedding) {
-    model_config c;
-    c.dim = 64;
-    c.hidden_dim = 160;
-    c.n_layers = 1;
-    c.n_heads = 4;
-    c.n_kv_heads = 2;
-    c.vocab_size = 96;
-    c.max_seq_len = 64;
-    c.tied_output = true;
+    const model_config c = small_config(4, 2, true);
     for (tensor_type type : {tensor_type::q8_0, tensor_type::q4_0}) {
         const auto m = make_random_model(c, 5, type), plain = make_random_model(c, 5, type, false);
         EXPECT_EQ(m->weights().output.type, repacked_type(type));
@@ -118,14 +124,7 @@ TEST(model_repack, a_model_in_memory_is_repacked_in_place_with_its_tied_embeddin
 // Two views of the same bytes in a buffer the model owns (a model built by hand) are repacked once:
 // both read back as the original rows. The model's other views, in another buffer, are copied.
 TEST(model_repack, views_of_the_same_bytes_are_repacked_once) {
-    model_config c;
-    c.dim = 64;
-    c.hidden_dim = 160;
-    c.n_layers = 1;
-    c.n_heads = 2;
-    c.n_kv_heads = 2;  // attn_k of attn_q's shape
-    c.vocab_size = 96;
-    c.max_seq_len = 64;
+    const model_config c = small_config(2, 2, false);  // attn_k of attn_q's shape
     const auto plain = make_random_model(c, 9, tensor_type::q8_0, false);
     model_weights w = plain->weights();
     const tensor_view& q = plain->weights().layers[0].attn_q;

@@ -1,8 +1,9 @@
 // Dequantization of weight blocks to float (tensor/quant_blocks.hpp gives the layouts): q8_0,
 // q4_0 and the k-quants q4_k, q5_k and q6_k by the SIMD backend, the other types by their scalar
-// dequantize_block (tensor/legacy_quant_blocks.hpp, tensor/k_quant_blocks.hpp); whole rows; and
-// read_row, one row of any weight matrix as floats (an embedding lookup), repacked rows too. The results are exact
-// (quant_blocks.hpp: "Exactness"), so every instruction set gives the same floats as ggml.
+// dequantize_block (tensor/legacy_quant_blocks.hpp, tensor/k_quant_blocks.hpp); whole rows
+// (repacked rows too); and read_row, one row of any weight matrix as floats (an embedding lookup).
+// The results are exact (quant_blocks.hpp: "Exactness"), so every instruction set gives the same
+// floats as ggml.
 #if !defined(NEXTTOK_KERNEL_PASS)
 #include <nexttok/kernels/detail/passes.hpp>
 #else

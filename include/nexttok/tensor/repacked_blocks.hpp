@@ -80,6 +80,15 @@ inline void widen_group_r16(const std::uint8_t* group, int m, std::uint8_t* whol
     for (int j = 0; j < chunks; ++j) std::memcpy(whole + 32 + 64 * j, group + 2 * m + 4 * m * j, 4 * std::size_t(m));
 }
 
+// The integer level of element e (< 32) of block l of a group of m blocks at `group`: q8_0's q,
+// q4_0's nibble - 8.
+template <class Repacked>
+inline int repacked_level(const std::uint8_t* group, int m, int l, int e) noexcept {
+    constexpr bool q8 = std::is_same_v<Repacked, block_q8_0_r16>;
+    const std::uint8_t byte = group[2 * m + 4 * m * (q8 ? e / 4 : e % 16 / 4) + 4 * l + e % 4];
+    return q8 ? byte - 128 : (e < 16 ? byte & 0x0f : byte >> 4) - 8;
+}
+
 }  // namespace detail
 
 // y[0, n) = the weights of a repacked row of n / 32 blocks (exact, as dequantize_row of the row
@@ -87,7 +96,6 @@ inline void widen_group_r16(const std::uint8_t* group, int m, std::uint8_t* whol
 template <class Repacked>
 requires repacked_block<Repacked>
 inline void dequantize_repacked_row(const Repacked* x, float* y, std::int64_t n) noexcept {
-    constexpr bool q8 = std::is_same_v<Repacked, block_q8_0_r16>;
     const auto* row = reinterpret_cast<const std::uint8_t*>(x);
     const std::int64_t nb = n / 32;
     for (std::int64_t g = 0; g < nb; g += 16) {
@@ -98,12 +106,8 @@ inline void dequantize_repacked_row(const Repacked* x, float* y, std::int64_t n)
             std::memcpy(h.bytes, group + 2 * l, 2);
             const float d = h.to_float();
             float* out = y + 32 * (g + l);
-            for (int e = 0; e < 32; ++e) {
-                const int j = q8 ? e / 4 : e % 16 / 4, k = e % 4;
-                const std::uint8_t byte = group[2 * m + 4 * m * j + 4 * l + k];
-                const int q = q8 ? static_cast<int>(byte) - 128 : (e < 16 ? byte & 0x0f : byte >> 4) - 8;
-                out[e] = d * static_cast<float>(q);
-            }
+            for (int e = 0; e < 32; ++e)
+                out[e] = d * static_cast<float>(detail::repacked_level<Repacked>(group, m, l, e));
         }
     }
 }

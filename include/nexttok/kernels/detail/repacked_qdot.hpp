@@ -170,22 +170,17 @@ inline void qdot_range(const block_q4_0_r16* const* w, const q8_act_row* const* 
 template <int NR, int NT, class Block>
 inline void repacked_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                            float* acc, std::int64_t ld) noexcept {
-    constexpr bool q8 = std::is_same_v<Block, block_q8_0_r16>;
     for (int r = 0; r < NR; ++r)
         for (std::int64_t b = b0; b < b1; ++b) {
-            const std::int64_t first = b - b % 16, l = b % 16;
+            const std::int64_t first = b - b % 16;
+            const auto l = static_cast<int>(b % 16);
             const auto m = static_cast<int>(std::min<std::int64_t>(16, b1 - first));
             const auto* g = reinterpret_cast<const std::uint8_t*>(w[r] + first);
             const float d = simd::half_to_float(packed_half{{g[2 * l], g[2 * l + 1]}});
             for (int t = 0; t < NT; ++t) {
                 const std::int8_t* xq = x[t]->qs + 32 * b;
                 std::int32_t s = 0;
-                for (int e = 0; e < 32; ++e) {
-                    const int j = q8 ? e / 4 : e % 16 / 4;
-                    const std::uint8_t byte = g[2 * m + 4 * m * j + 4 * l + e % 4];
-                    const int q = q8 ? byte - 128 : (e < 16 ? byte & 0x0f : byte >> 4) - 8;
-                    s += q * xq[e];
-                }
+                for (int e = 0; e < 32; ++e) s += detail::repacked_level<Block>(g, m, l, e) * xq[e];
                 float* lane = acc + r * ld + t * simd::acc_slot + l;
                 *lane = std::fma(static_cast<float>(s), d * x[t]->r16_scales[b], *lane);
             }

@@ -64,8 +64,9 @@ NEXTTOK_DECL void model::repack_matrices() {
             if (before == t->data && !seen) t->data = after->data, t->type = after->type, seen = true;
         if (seen) continue;
         done.emplace_back(t->data, t);
-        std::byte* dst = in_own(*t) ? const_cast<std::byte*>(t->data) : repacked_.bytes.get() + offset;
-        if (!in_own(*t)) offset += (t->n_bytes + 63) / 64 * 64;
+        const bool inside = in_own(*t);
+        std::byte* dst = inside ? const_cast<std::byte*>(t->data) : repacked_.bytes.get() + offset;
+        if (!inside) offset += (t->n_bytes + 63) / 64 * 64;
         const std::uint64_t row_bytes = t->row_bytes();
         const auto nb = static_cast<std::int64_t>(t->cols() / 32);
         row.resize(row_bytes);
