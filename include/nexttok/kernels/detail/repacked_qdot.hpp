@@ -42,6 +42,32 @@ inline const std::uint8_t* repacked_group(const Block* p, std::int64_t b, std::i
     return whole;
 }
 
+// The far prefetch (simd::prefetch_cursor) of a group: its NR rows' bytes requested in N even
+// parts, one before each row's token (or half and token), rather than all of them before the
+// group. Requested at once, a group of q8_0 rows was 17 lines (2 rows), and the core waited for
+// the L2's queue of misses there. Intel Xeon (family 6 model 207), nexttok_decode_bench on the
+// 1.1B shape, fraction of the pass, both builds in turn, four runs: q8_0 0.90-0.91 -> 0.94-0.95
+// with 1 thread, 0.88-0.90 -> 0.93-0.95 with 2; q4_0 0.85-0.88 -> 0.91-0.92 and 0.85-0.86 ->
+// 0.88-0.89; the AVX2 set (a -march=haswell build), three runs: q8_0 0.85 -> 0.90-0.91 and
+// 0.83-0.86 -> 0.88-0.90, q4_0 0.76 -> 0.78 and 0.73-0.74 -> 0.74-0.77. Parts of a line or less
+// (one per vpdpbusd) were slower (q4_0, 2 threads, 0.70-0.83).
+// Part k of N of `bytes`, in whole bytes: the parts add up to `bytes`.
+template <std::size_t Bytes, int N>
+inline constexpr std::size_t prefetch_part(int k) noexcept {
+    return (static_cast<std::size_t>(k) + 1) * Bytes / N - static_cast<std::size_t>(k) * Bytes / N;
+}
+// loop.template operator()<true>() where the cursor has lines to request, else <false>(): a loop
+// without the calls. Prefill's tiles have none to request (matmul.hpp, row_block_prefill), and
+// with a call per row and token in their loop the 1.1B prefill ran at 160-167 tokens/s against
+// 197-208 (q8_0), 122-167 against 190-203 (q4_0).
+template <class Loop>
+NEXTTOK_ALWAYS_INLINE inline void with_far_prefetch(const simd::prefetch_cursor& pf, Loop&& loop) {
+    if (pf.next < pf.end)
+        loop.template operator()<true>();
+    else
+        loop.template operator()<false>();
+}
+
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
 
 // Adds groups [b0, b1) (b0 % 16 == 0) of NR rows x NT tokens: per row, the group's 8 chunks
@@ -54,26 +80,28 @@ inline void repacked_range(const Block* const* w, const q8_act_row* const* x, st
     constexpr std::size_t group_bytes = 16 * sizeof(Block);
     acc16<NR, NT> a(acc, ld);
     alignas(64) std::uint8_t whole[group_bytes];
-    for (std::int64_t b = b0; b < b1; b += 16) {
-        pf.advance(NR * group_bytes);
-        NEXTTOK_UNROLL
-        for (int r = 0; r < NR; ++r) {
-            const std::uint8_t* g = repacked_group(w[r], b, b1, whole);
-            if constexpr (NT <= 4) prefetch_near<near_steps * group_bytes, group_bytes>(w[r] + b);
-            __m512i c[8];
-            unpack(g + 32, c);
-            const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g)));
+    with_far_prefetch(pf, [&]<bool Far>() NEXTTOK_ALWAYS_INLINE {
+        for (std::int64_t b = b0; b < b1; b += 16) {
             NEXTTOK_UNROLL
-            for (int t = 0; t < NT; ++t) {
-                const q8_act_row& xr = *x[t];
-                __m512i s = _mm512_load_si512(q8 ? xr.r16_minus128_sums + b : xr.r16_minus8_sums + b);
-                for (int j = 0; j < 8; ++j)
-                    s = _mm512_dpbusd_epi32(s, c[j], _mm512_load_si512(xr.r16_qs + 32 * b + 64 * j));
-                const __m512 scale = _mm512_mul_ps(d, _mm512_load_ps(xr.r16_scales + b));
-                a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), scale, a.v[r][t]);
+            for (int r = 0; r < NR; ++r) {
+                const std::uint8_t* g = repacked_group(w[r], b, b1, whole);
+                if constexpr (NT <= 4) prefetch_near<near_steps * group_bytes, group_bytes>(w[r] + b);
+                __m512i c[8];
+                unpack(g + 32, c);
+                const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g)));
+                NEXTTOK_UNROLL
+                for (int t = 0; t < NT; ++t) {
+                    if constexpr (Far) pf.advance(prefetch_part<NR * group_bytes, NR * NT>(r * NT + t));
+                    const q8_act_row& xr = *x[t];
+                    __m512i s = _mm512_load_si512(q8 ? xr.r16_minus128_sums + b : xr.r16_minus8_sums + b);
+                    for (int j = 0; j < 8; ++j)
+                        s = _mm512_dpbusd_epi32(s, c[j], _mm512_load_si512(xr.r16_qs + 32 * b + 64 * j));
+                    const __m512 scale = _mm512_mul_ps(d, _mm512_load_ps(xr.r16_scales + b));
+                    a.v[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), scale, a.v[r][t]);
+                }
             }
         }
-    }
+    });
     a.store(acc, ld);
 }
 
@@ -109,46 +137,50 @@ inline void repacked_range(const Block* const* w, const q8_act_row* const* x, st
     acc8x2<NR, NT> a(acc, ld);
     alignas(32) std::uint8_t whole[group_bytes];
     const __m256i low4 = _mm256_set1_epi8(0x0f);
-    for (std::int64_t b = b0; b < b1; b += 16) {
-        pf.advance(NR * group_bytes);
-        NEXTTOK_UNROLL
-        for (int r = 0; r < NR; ++r) {
-            const std::uint8_t* g = repacked_group(w[r], b, b1, whole);
-            if constexpr (NT == 1) prefetch_near<near_blocks * sizeof(Block), group_bytes>(w[r] + b);
+    with_far_prefetch(pf, [&]<bool Far>() NEXTTOK_ALWAYS_INLINE {
+        for (std::int64_t b = b0; b < b1; b += 16) {
             NEXTTOK_UNROLL
-            for (int h = 0; h < 2; ++h) {
-                const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(g + 16 * h)));
-                const std::uint8_t* q = g + 32 + 32 * h;
+            for (int r = 0; r < NR; ++r) {
+                const std::uint8_t* g = repacked_group(w[r], b, b1, whole);
+                if constexpr (NT == 1) prefetch_near<near_blocks * sizeof(Block), group_bytes>(w[r] + b);
                 NEXTTOK_UNROLL
-                for (int t = 0; t < NT; ++t) {
-                    const q8_act_row& xr = *x[t];
-                    const std::int8_t* xq = xr.r16_qs + 32 * b + 32 * h;
-                    __m256i s;
-                    if constexpr (q8) {
+                for (int h = 0; h < 2; ++h) {
+                    const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(g + 16 * h)));
+                    const std::uint8_t* q = g + 32 + 32 * h;
+                    NEXTTOK_UNROLL
+                    for (int t = 0; t < NT; ++t) {
+                        if constexpr (Far)
+                            pf.advance(prefetch_part<NR * group_bytes, 2 * NR * NT>((2 * r + h) * NT + t));
+                        const q8_act_row& xr = *x[t];
+                        const std::int8_t* xq = xr.r16_qs + 32 * b + 32 * h;
+                        __m256i s;
+                        if constexpr (q8) {
 #if defined(NEXTTOK_KERNELS_VNNI256)
-                        s = load32(xr.r16_minus128_sums + b + 8 * h);
-                        for (int j = 0; j < 8; ++j) s = dpbusd(s, load32(q + 64 * j), load32(xq + 64 * j));
+                            s = load32(xr.r16_minus128_sums + b + 8 * h);
+                            for (int j = 0; j < 8; ++j) s = dpbusd(s, load32(q + 64 * j), load32(xq + 64 * j));
 #else
-                        s = _mm256_setzero_si256();
-                        for (int j = 0; j < 8; ++j) {
-                            const __m256i wq = _mm256_xor_si256(load32(q + 64 * j), _mm256_set1_epi8(-128));
-                            s = dpbusd(s, _mm256_abs_epi8(wq), _mm256_sign_epi8(load32(xq + 64 * j), wq));
-                        }
+                            s = _mm256_setzero_si256();
+                            for (int j = 0; j < 8; ++j) {
+                                const __m256i wq = _mm256_xor_si256(load32(q + 64 * j), _mm256_set1_epi8(-128));
+                                s = dpbusd(s, _mm256_abs_epi8(wq), _mm256_sign_epi8(load32(xq + 64 * j), wq));
+                            }
 #endif
-                    } else {
-                        s = load32(xr.r16_minus8_sums + b + 8 * h);
-                        for (int j = 0; j < 4; ++j) {
-                            const __m256i raw = load32(q + 64 * j);
-                            s = dpbusd(s, _mm256_and_si256(raw, low4), load32(xq + 64 * j));
-                            s = dpbusd(s, _mm256_and_si256(_mm256_srli_epi16(raw, 4), low4), load32(xq + 64 * j + 256));
+                        } else {
+                            s = load32(xr.r16_minus8_sums + b + 8 * h);
+                            for (int j = 0; j < 4; ++j) {
+                                const __m256i raw = load32(q + 64 * j);
+                                s = dpbusd(s, _mm256_and_si256(raw, low4), load32(xq + 64 * j));
+                                s = dpbusd(s, _mm256_and_si256(_mm256_srli_epi16(raw, 4), low4),
+                                           load32(xq + 64 * j + 256));
+                            }
                         }
+                        const __m256 scale = _mm256_mul_ps(d, _mm256_load_ps(xr.r16_scales + b + 8 * h));
+                        a.v[r][t][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), scale, a.v[r][t][h]);
                     }
-                    const __m256 scale = _mm256_mul_ps(d, _mm256_load_ps(xr.r16_scales + b + 8 * h));
-                    a.v[r][t][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), scale, a.v[r][t][h]);
                 }
             }
         }
-    }
+    });
     a.store(acc, ld);
 }
 
