@@ -62,7 +62,7 @@ inline constexpr std::size_t prefetch_part(int k) noexcept {
 // 197-208 (q8_0), 122-167 against 190-203 (q4_0).
 template <class Loop>
 NEXTTOK_ALWAYS_INLINE inline void with_far_prefetch(const simd::prefetch_cursor& pf, Loop&& loop) {
-    if (pf.next < pf.end)
+    if (pf.pending())
         loop.template operator()<true>();
     else
         loop.template operator()<false>();

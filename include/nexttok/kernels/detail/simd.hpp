@@ -96,8 +96,11 @@ struct prefetch_cursor {
               end(end_),
               into_l2(::nexttok::detail::isa::cpu_prefetch_rows_into_l2()) {}
 
+    // Whether lines are left to request.
+    bool pending() const noexcept { return next < end; }
+
     void advance(std::size_t bytes) noexcept {
-        if (next >= end) return;
+        if (!pending()) return;
         const char* stop = static_cast<std::size_t>(end - next) > bytes ? next + bytes : end;
         const auto b = reinterpret_cast<std::uintptr_t>(next), e = reinterpret_cast<std::uintptr_t>(stop);
         if (into_l2)
