@@ -1,7 +1,8 @@
 // The attention products (attention.hpp) over rows in float, half and bfloat16. Oracles:
 // dot_rows gives, bitwise, dot() of each row times the scale (so its sixteen-at-once reduction
 // adds the same pairs as the one-row reduction); weighted_rows is within a few float roundings
-// of the sum in double, and each head's output is bitwise the same computed alone or with others.
+// of the sum in double, and each head's output is bitwise the same computed alone or with others,
+// or over the positions in several ranges (weighted_rows_range).
 // Over rows of q8_0 blocks (q8_0_row, a q8_0 KV cache), both give bitwise what they give over the
 // same rows dequantized to float (d * q) first, but for the few scalar terms past the last whole
 // vector (within rounding there: the compiler may fuse a multiply and an add or not).
@@ -76,6 +77,16 @@ void check_weighted_rows(std::int64_t n) {
     };
     std::vector<float> all(static_cast<std::size_t>(heads * ldo)), alone(static_cast<std::size_t>(ldo));
     weighted_rows(p.data(), ldp, heads, row, count, n, all.data(), ldo);
+    // The same positions in three ranges (as causal_attention walks them): bitwise the same sums.
+    std::vector<float> split(all.size());
+    for (const auto [t0, t1] : {std::pair<std::int64_t, std::int64_t>{0, 5}, {5, 21}, {21, count}})
+        weighted_rows_range(p.data(), ldp, heads, row, t0, t1, n, split.data(), ldo);
+    for (std::int64_t k = 0; k < heads; ++k)
+        for (std::int64_t j = 0; j < n; ++j) {
+            const auto at = static_cast<std::size_t>(k * ldo + j);
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(split[at]), std::bit_cast<std::uint32_t>(all[at]))
+                << "n " << n << " head " << k << " column " << j << " in ranges";
+        }
     for (std::int64_t k = 0; k < heads; ++k) {
         weighted_rows(p.data() + k * ldp, ldp, 1, row, count, n, alone.data(), ldo);
         for (std::int64_t j = 0; j < n; ++j) {
