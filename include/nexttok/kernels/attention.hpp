@@ -232,7 +232,7 @@ inline constexpr std::int64_t attention_block = 16;
 // 6 model 207), 2 threads, both codes in turn: the 1.1B shape's attention over 22 layers of float
 // keys and values from memory, in times of a read pass over the same bytes (a standalone program,
 // medians of five runs), 16 sequences of 136 positions 2.2 -> 1.7, 4 of 136 1.9 -> 1.7, 1 of 1024
-// 2.4-2.7 -> 1.7-2.1, and with the rows in L2 up to 10% slower (the prefetches); 1.1B decode at
+// 2.4-2.7 -> 1.7-2.1, with the rows in L2 11% slower (the prefetches); 1.1B decode at
 // 1024-2047 positions (decode_bench, q4_0 weights, seven runs) 0.73-0.80 -> 0.77-0.84 of its
 // bound with a float cache, 0.72-0.78 either way with a q8_0 cache (bound by its arithmetic).
 template <class Out, class Row>
