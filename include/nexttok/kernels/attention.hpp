@@ -27,41 +27,41 @@ namespace nexttok::NEXTTOK_KERNEL_PASS {
 #if defined(NEXTTOK_KERNELS_AVX512)
 namespace kernel_detail {
 
-// dot_rows for the sixteen rows of one block (rows[reduce16_slot[i]] = row i), every query. Rows
-// of 64 and 128 values (the usual head sizes) take their columns unrolled, the query in registers:
-// each row pointer is then read once per query, where the loop over the columns kept the sixteen
-// pointers in vector registers and moved four of them back per step (1.1B shape, 16 sequences of
-// 136 positions, keys and values in L2: the attention 5-6% faster).
+// dot_rows for the sixteen rows of one block (rows[reduce16_slot[i]] = row i), every query. One
+// body, `chunk`, takes V vectors of columns, the query's in registers and each row's unrolled:
+// rows of 64 and 128 values (the usual head sizes) are one chunk at offset 0, so each row pointer
+// is read once per query and every load has a constant offset, where a loop over the columns kept
+// the sixteen pointers in vector registers and moved four of them back per step (1.1B shape, 16
+// sequences of 136 positions, keys and values in L2: the attention 5-6% faster). Other sizes go
+// a vector at a time. Each accumulator adds its columns in ascending order either way.
 template <class R, class X>
 inline void dot_16_rows(const R (&rows)[16], const X* q, std::int64_t nq, std::int64_t ldq, std::int64_t n, float scale,
                         float* out, std::int64_t ldo) noexcept {
     namespace s = simd;
-    const auto unrolled = [&]<int N>() {
-        constexpr int V = N / s::width;
+    // V vectors of columns known when compiled (0: n, a vector at a time).
+    const auto queries = [&]<int V>() NEXTTOK_ALWAYS_INLINE {
         for (std::int64_t k = 0; k < nq; ++k) {
-            s::vec qv[V];
-            NEXTTOK_UNROLL for (int c = 0; c < V; ++c) qv[c] = s::load(q + k * ldq + c * s::width);
+            const X* qk = q + k * ldq;
             s::vec acc[16];
-            NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) {
-                acc[i] = s::zero();
-                NEXTTOK_UNROLL for (int c = 0; c < V; ++c) acc[i] =
-                    s::fmadd(s::load(rows[i] + c * s::width), qv[c], acc[i]);
-            }
+            NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) acc[i] = s::zero();
+            const auto chunk = [&]<int C>(std::int64_t j) NEXTTOK_ALWAYS_INLINE {
+                s::vec qv[C];
+                NEXTTOK_UNROLL for (int c = 0; c < C; ++c) qv[c] = s::load(qk + j + c * s::width);
+                NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) {
+                    NEXTTOK_UNROLL for (int c = 0; c < C; ++c) acc[i] =
+                        s::fmadd(s::load(rows[i] + j + c * s::width), qv[c], acc[i]);
+                }
+            };
+            if constexpr (V > 0)
+                chunk.template operator()<V>(0);
+            else
+                for (std::int64_t j = 0; j < n; j += s::width) chunk.template operator()<1>(j);
             s::store(out + k * ldo, s::mul(s::reduce16(acc), s::set1(scale)));
         }
     };
-    if (n == 64) return unrolled.template operator()<64>();
-    if (n == 128) return unrolled.template operator()<128>();
-    for (std::int64_t k = 0; k < nq; ++k) {
-        const X* qk = q + k * ldq;
-        s::vec acc[16];
-        NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) acc[i] = s::zero();
-        for (std::int64_t j = 0; j < n; j += s::width) {  // as dot_block_range: one accumulator, ascending j
-            const s::vec qv = s::load(qk + j);
-            NEXTTOK_UNROLL for (int i = 0; i < 16; ++i) acc[i] = s::fmadd(s::load(rows[i] + j), qv, acc[i]);
-        }
-        s::store(out + k * ldo, s::mul(s::reduce16(acc), s::set1(scale)));
-    }
+    if (n == 8 * s::width) return queries.template operator()<8>();
+    if (n == 4 * s::width) return queries.template operator()<4>();
+    queries.template operator()<0>();
 }
 
 }  // namespace kernel_detail
