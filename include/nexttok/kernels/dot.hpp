@@ -18,6 +18,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 namespace nexttok::NEXTTOK_KERNEL_PASS {
 
@@ -228,25 +229,26 @@ inline void dot_block(const W* const* w, const X* const* x, std::int64_t n, floa
     dot_block_finish<NR, NT>(w, x, n, acc, NT * acc_slot, out);
 }
 
-// y[t * ldy + r] = sum_i w[r][i] * x[t][i] for rows [r0, r1) of w (row stride `stride`) and t <
-// NT: dot_block's sums, bitwise, by NR-row tiles over column chunks of dot_chunk_columns, 16 rows
-// at a time (their accumulators in memory between chunks). For 7-8 tokens in place (matmul.hpp,
-// wide_tile_rows): the tokens' 8 rows of 2048 floats (64 KiB) do not fit in L1, and a tile over
-// all columns read them from L2 for every tile. Intel Xeon (family 6 model 207), 1.1B-shaped f16,
-// 2 threads, batch 8: 68.9-69.0 -> 72-76 tokens/s, batch 16 (two tiles of 8) 83.7-84.6 -> 86-88;
-// chunks of 256 or 384 columns the same within noise, 1024 none (68.0-68.2); 2-row tiles of 4
-// tokens chunked: 45 -> 37.7 (not for them). Each tile fetches into L1, a line per line of its own,
-// the same columns of the tile after it (the next chunk's first tile after the last, the next
-// block's after the last chunk): the first chunk of every row comes from memory, and the hardware
-// prefetchers did not have it in time. Same machine, both builds in turn, three runs: batch 8
-// 4.94-4.98 -> 5.70-5.79x batch 1 (0.62 -> 0.71-0.72 of its bound), batch 16 0.59-0.63 -> 0.63-0.65;
-// 1 thread, the f16 rows of 22 layers from memory, 8 tokens: 0.57-0.58 -> 0.67 of the pass (in
-// cache 3-5% slower). A prefetch of the next task's rows into L2 instead had changed nothing.
+// y[t * ldy + r] = sum_i w[r][i] * x[t][i] for rows [r0, r1) of w (row stride `stride`) and t < NT:
+// dot_block's sums, bitwise, by NR-row tiles over column chunks of dot_chunk_columns, 8 tiles of
+// rows at a time (their accumulators in memory between chunks). For 7-8 tokens in place
+// (matmul.hpp, wide_tile_rows): the tokens' 8 rows of 2048 floats (64 KiB) do not fit in L1, and a
+// tile over all columns read them from L2 for every tile. Intel Xeon (family 6 model 207),
+// 1.1B-shaped f16, 2 threads, batch 8: 68.9-69.0 -> 72-76 tokens/s, batch 16 (two tiles of 8)
+// 83.7-84.6 -> 86-88; chunks of 256 or 384 columns the same within noise, 1024 none (68.0-68.2);
+// 2-row tiles of 4 tokens chunked: 45 -> 37.7 (not for them). Each tile fetches into L1, a line per
+// line of its own, the same columns of the tile after it (the next chunk's first tile after the
+// last, the next block's after the last chunk): the first chunk of every row comes from memory, and
+// the hardware prefetchers did not have it in time. Same machine, both builds in turn, three runs:
+// batch 8 4.94-4.98 -> 5.70-5.79x batch 1 (0.62 -> 0.71-0.72 of its bound), batch 16 0.59-0.63 ->
+// 0.63-0.65; 1 thread, the f16 rows of 22 layers from memory, 8 tokens: 0.57-0.58 -> 0.67 of the
+// pass (in cache 3-5% slower). A prefetch of the next task's rows into L2 instead had changed
+// nothing.
 inline constexpr std::int64_t dot_chunk_columns = 512;
 template <int NR, int NT, dense_element W, class X>
 inline void dot_rows_by_chunks(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t n,
                                const X* const* x, float* y, std::int64_t ldy) noexcept {
-    constexpr std::int64_t block = 16, ld = NT * acc_slot;
+    constexpr std::int64_t block = 8 * NR, ld = NT * acc_slot;
     alignas(64) float acc[block * ld];
     const std::int64_t columns = dot_block_columns<W>(n);
     for (std::int64_t rb = r0; rb < r1; rb += block) {
@@ -278,6 +280,23 @@ inline void dot_rows_by_chunks(const W* w, std::int64_t stride, std::int64_t r0,
             for (int t = 0; t < NT; ++t) y[t * ldy + r] = out[t];
         }
     }
+}
+
+// Calls f.template operator()<NR, NT>(r, t) for the register tiles covering rows [r0, r1) and
+// tokens [t0, t1): TR x TT, then narrower tiles for the remainders.
+template <int TR, int TT, class F>
+void for_each_tile(std::int64_t r0, std::int64_t r1, std::int64_t t0, std::int64_t t1, F&& f) {
+    auto row_tiles = [&]<int NT>(std::int64_t t) {
+        std::int64_t r = r0;
+        for (; r + TR <= r1; r += TR) f.template operator()<TR, NT>(r, t);
+        for (; r < r1; ++r) f.template operator()<1, NT>(r, t);
+    };
+    std::int64_t t = t0;
+    for (; t + TT <= t1; t += TT) row_tiles.template operator()<TT>(t);
+    [&]<int... K>(std::integer_sequence<int, K...>) {
+        ((t1 - t == K + 1 ? row_tiles.template operator()<K + 1>(t) : void()), ...);
+    }
+    (std::make_integer_sequence<int, TT - 1>{});
 }
 
 // out[t] = sum_i w[i] * x[t][i] for t < NT: one row of dot_block, bitwise the same per output.

@@ -6,13 +6,13 @@
 // activation rows are first quantized to 8 bits (quant_act.hpp); for dense weights and several
 // tokens, activations and weight rows are packed as float first.
 //
-// Work is split into blocks of `rows_per_task` rows (`packed_rows_per_task` when packed) whatever
-// the thread count; several matrices that read the same x (q, k, v; gate, up) can share one
-// parallel_for (matmul_group), which saves thread round trips in decode. Inside a block,
-// register tiles of NR rows x NT tokens (dot_block, qdot_block, packed_block_range) let each
-// weight chunk serve NT tokens and each activation chunk NR rows. Every output is computed in an
-// order that does not depend on the tile, so results do not depend on the thread count or on n
-// (see dot.hpp, quant_act.hpp).
+// Work is split into blocks of `rows_per_task` rows (`packed_rows_per_task` when packed,
+// `wide_rows_per_task` in wide dense tiles) whatever the thread count; several matrices that read
+// the same x (q, k, v; gate, up) can share one parallel_for (matmul_group), which saves thread
+// round trips in decode. Inside a block, register tiles of NR rows x NT tokens (dot_block,
+// qdot_block, packed_block_range) let each weight chunk serve NT tokens and each activation chunk
+// NR rows. Every output is computed in an order that does not depend on the tile, so results do not
+// depend on the thread count or on n (see dot.hpp, quant_act.hpp).
 #if !defined(NEXTTOK_KERNEL_PASS)
 #include <nexttok/kernels/detail/passes.hpp>
 #else
@@ -139,23 +139,6 @@ void row_block(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1
     (std::make_integer_sequence<int, tile_tokens - 1>{});
 }
 
-// Calls f.template operator()<NR, NT>(r, t) for the register tiles covering rows [r0, r1) and
-// tokens [t0, t1): TR x TT, then narrower tiles for the remainders.
-template <int TR, int TT, class F>
-void for_each_tile(std::int64_t r0, std::int64_t r1, std::int64_t t0, std::int64_t t1, F&& f) {
-    auto row_tiles = [&]<int NT>(std::int64_t t) {
-        std::int64_t r = r0;
-        for (; r + TR <= r1; r += TR) f.template operator()<TR, NT>(r, t);
-        for (; r < r1; ++r) f.template operator()<1, NT>(r, t);
-    };
-    std::int64_t t = t0;
-    for (; t + TT <= t1; t += TT) row_tiles.template operator()<TT>(t);
-    [&]<int... K>(std::integer_sequence<int, K...>) {
-        ((t1 - t == K + 1 ? row_tiles.template operator()<K + 1>(t) : void()), ...);
-    }
-    (std::make_integer_sequence<int, TT - 1>{});
-}
-
 // Integer kernels: 12 tokens and ranges of 2048 columns, so that a group's accumulators and
 // quantized activations stay in L1 beside the weights (not so with 48 tokens and 512; README).
 inline constexpr std::int64_t int8_prefill_tokens = 2 * tile_tokens;
@@ -178,6 +161,17 @@ inline constexpr bool int8_in_place(std::int64_t n) noexcept {
 #else
     return n <= int8_in_place_tokens;
 #endif
+}
+// Dense weights in row_block's wide tiles (7-16 tokens): tasks of 48 rows, whole tiles of 3 in
+// dot_rows_by_chunks' blocks of 24, where tasks of 16 rows ended in a tile of one row (README).
+inline constexpr std::int64_t wide_rows_per_task = 48;
+template <class W, class X>
+inline bool wide_dense([[maybe_unused]] std::int64_t n) noexcept {
+#if defined(NEXTTOK_KERNELS_INT8_AVX512)
+    if constexpr (std::is_same_v<X, float> && !quant_block<W> && !std::is_same_v<W, Eigen::bfloat16>)
+        return n > tile_tokens && n <= dense_in_place_tokens && ::nexttok::detail::isa::cpu_wide_dense_tiles();
+#endif
+    return false;
 }
 // Packed dense prefill takes the columns in ranges of this many (steps of dot_step columns).
 inline constexpr std::int64_t packed_prefill_columns = 512;
@@ -405,6 +399,7 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
             const bool packed = !quant_block<W> && n > kernel_detail::dense_in_place_tokens;
             pack |= packed;
             task_rows[i] = packed ? kernel_detail::packed_rows_per_task : kernel_detail::rows_per_task;
+            if (kernel_detail::wide_dense<W, X>(n)) task_rows[i] = kernel_detail::wide_rows_per_task;
         });
         const auto rows = static_cast<std::int64_t>(w.rows());
         first_task[i + 1] = first_task[i] + (rows + task_rows[i] - 1) / task_rows[i];
