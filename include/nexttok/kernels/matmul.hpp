@@ -65,6 +65,18 @@ inline constexpr int tile_rows = 2, tile_tokens = 3;
 // column chunks (dot.hpp, dot_rows_by_chunks).
 inline constexpr int wide_tile_rows = 3, wide_tile_tokens = 8;
 #endif
+// Whether row_block takes dense weights W by wide tiles for n tokens of X (bfloat16 weights take
+// rounded activations instead). Their tasks have 48 rows: whole tiles of 3 in dot_rows_by_chunks'
+// blocks of 24, where tasks of 16 rows ended in a tile of one row (README, "Batched decode").
+inline constexpr std::int64_t wide_rows_per_task = 48;
+template <class W, class X>
+inline bool wide_dense([[maybe_unused]] std::int64_t n) noexcept {
+#if defined(NEXTTOK_KERNELS_INT8_AVX512)
+    if constexpr (std::is_same_v<X, float> && !quant_block<W> && !std::is_same_v<W, Eigen::bfloat16>)
+        return n > tile_tokens && ::nexttok::detail::isa::cpu_wide_dense_tiles();
+#endif
+    return false;
+}
 // Register tiles of packed dense weights (prefill): packed_block_range holds one accumulator per
 // output in registers at a time, so with AVX2 (two accumulators per output) a tile of 12
 // registers serves 6 tokens instead of dot_block's 3, and each weight chunk read from L2 serves
@@ -126,7 +138,7 @@ void row_block(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
     static_assert(wide_tile_tokens == tile_tokens + 2);
     if constexpr (std::is_same_v<X, q8_act_row> || (std::is_same_v<X, float> && !quant_block<W>)) {
-        const bool wide = std::is_same_v<X, q8_act_row> || ::nexttok::detail::isa::cpu_wide_dense_tiles();
+        const bool wide = std::is_same_v<X, q8_act_row> || wide_dense<W, X>(n);
         for (; wide && t + wide_tile_tokens <= n; t += wide_tile_tokens)
             tokens.template operator()<wide_tile_tokens>(t);
         if (wide && n - t == wide_tile_tokens - 1) return tokens.template operator()<wide_tile_tokens - 1>(t);
@@ -161,17 +173,6 @@ inline constexpr bool int8_in_place(std::int64_t n) noexcept {
 #else
     return n <= int8_in_place_tokens;
 #endif
-}
-// Dense weights in row_block's wide tiles (7-16 tokens): tasks of 48 rows, whole tiles of 3 in
-// dot_rows_by_chunks' blocks of 24, where tasks of 16 rows ended in a tile of one row (README).
-inline constexpr std::int64_t wide_rows_per_task = 48;
-template <class W, class X>
-inline bool wide_dense([[maybe_unused]] std::int64_t n) noexcept {
-#if defined(NEXTTOK_KERNELS_INT8_AVX512)
-    if constexpr (std::is_same_v<X, float> && !quant_block<W> && !std::is_same_v<W, Eigen::bfloat16>)
-        return n > tile_tokens && n <= dense_in_place_tokens && ::nexttok::detail::isa::cpu_wide_dense_tiles();
-#endif
-    return false;
 }
 // Packed dense prefill takes the columns in ranges of this many (steps of dot_step columns).
 inline constexpr std::int64_t packed_prefill_columns = 512;
@@ -399,7 +400,7 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
             const bool packed = !quant_block<W> && n > kernel_detail::dense_in_place_tokens;
             pack |= packed;
             task_rows[i] = packed ? kernel_detail::packed_rows_per_task : kernel_detail::rows_per_task;
-            if (kernel_detail::wide_dense<W, X>(n)) task_rows[i] = kernel_detail::wide_rows_per_task;
+            if (!packed && kernel_detail::wide_dense<W, X>(n)) task_rows[i] = kernel_detail::wide_rows_per_task;
         });
         const auto rows = static_cast<std::int64_t>(w.rows());
         first_task[i + 1] = first_task[i] + (rows + task_rows[i] - 1) / task_rows[i];
