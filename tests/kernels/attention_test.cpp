@@ -80,7 +80,7 @@ void check_weighted_rows(std::int64_t n) {
     weighted_rows(p.data(), ldp, heads, row, count, n, all.data(), ldo);
     // The same positions in three ranges (as causal_attention walks them): bitwise the same sums.
     std::vector<float> split(all.size());
-    for (const auto [t0, t1] : {std::pair<std::int64_t, std::int64_t>{0, 5}, {5, 21}, {21, count}})
+    for (const auto& [t0, t1] : {std::pair<std::int64_t, std::int64_t>{0, 5}, {5, 21}, {21, count}})
         weighted_rows_range(p.data(), ldp, heads, row, t0, t1, n, split.data(), ldo);
     for (std::int64_t k = 0; k < heads; ++k)
         for (std::int64_t j = 0; j < n; ++j) {
