@@ -109,6 +109,17 @@ struct prefetch_cursor {
             prefetch_lines<3>(b, e);
         next = stop;
     }
+    // The next Lines lines, without looking at `end` (a prefetch never faults): for a tile whose
+    // step is whole lines (repacked_qdot.hpp's wide tiles), where advance's loop and bounds cost
+    // more. `next` stays at a line's start.
+    template <int Lines>
+    void advance_lines() noexcept {
+        if (into_l2)
+            for (int k = 0; k < Lines; ++k) __builtin_prefetch(next + 64 * k, 0, 2);
+        else
+            for (int k = 0; k < Lines; ++k) __builtin_prefetch(next + 64 * k, 0, 3);
+        next += 64 * Lines;
+    }
 };
 
 #if defined(NEXTTOK_KERNELS_AVX512)
