@@ -167,7 +167,7 @@ inline bool cpu_is_intel() noexcept {
 // L2 rather than L1: on Intel CPUs. A prefetch into L1 holds one of the core's few L1 fill buffers
 // until its line comes from memory, and there it capped decode: Intel Xeon (family 6 model 167, 2
 // threads), 1.1B-shaped decode f16 10.9 -> 12.8, q8_0 16.5 -> 22.4, q4_0 29 -> 39 tokens/s with L2.
-// On AMD Zen 5, L1 was 2-8% faster (README, "How the kernels' parameters were chosen").
+// On AMD Zen 5, L1 was 2-8% faster (benchmarks/README.md, "How the kernels' parameters were chosen").
 inline bool cpu_prefetch_rows_into_l2() noexcept { return cpu_is_intel(); }
 
 // Whether vdpbf16ps runs at the rate of the FMAs it replaces (32 products per instruction, as two
@@ -183,7 +183,7 @@ inline bool cpu_bf16_dot_full_rate() noexcept { return !cpu_is_intel(); }
 // twice (the conversion of halves shares the FMA ports) and the hardware prefetcher keeps pace.
 // Intel Xeon (family 6 model 167), 1.1B-shaped f16 batch decode, 2 threads: batch 8 62 -> 80
 // tokens/s, batch 16 (two such tiles) 84 -> 99. With AMD Zen 5 that tile (with the prefetch) lost
-// 10-15% (README, "Batched decode").
+// 10-15% (benchmarks/README.md, "Batched decode").
 inline bool cpu_wide_dense_tiles() noexcept { return cpu_is_intel(); }
 
 // Whether the prefill of float, half and (by two FMAs) bfloat16 weights with AVX-512 takes outer

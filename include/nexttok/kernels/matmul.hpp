@@ -43,13 +43,13 @@ inline constexpr int max_group = 4;  // matrices per matmul_group
 // Decode (one token) reads each weight once from memory: tiles of decode_tile_rows<W> rows (dense
 // weights with AVX-512: 2 rows up to 2 tokens, 4 rows for 3-6), prefetched (simd::prefetch_cursor) about
 // prefetch_bytes ahead, and the integer kernels also fetch each row's lines a few steps ahead into
-// L1 (quant_act.hpp, near_steps); why: README, "How the kernels' parameters were chosen".
+// L1 (quant_act.hpp, near_steps); why: benchmarks/README.md, "How the kernels' parameters were chosen".
 template <class W>
 inline constexpr int decode_tile_rows = std::is_same_v<W, Eigen::bfloat16> ? 1 : 2;
 inline constexpr std::int64_t prefetch_bytes = 9 * 1024;
 // How many rows of row_bytes bytes past a tile of NR rows the prefetch starts: prefetch_bytes
 // rounded to whole rows, at least one tile (8 rows of every size before: 1.1B decode 3-6% slower
-// for f16 and q8_0, whose rows are 2-11 KiB; README, as above).
+// for f16 and q8_0, whose rows are 2-11 KiB; benchmarks/README.md, as above).
 inline constexpr std::int64_t prefetch_distance_rows(std::int64_t row_bytes, int nr) noexcept {
     return row_bytes <= 0 ? nr : std::max<std::int64_t>(nr, (prefetch_bytes + row_bytes / 2) / row_bytes);
 }
@@ -60,14 +60,14 @@ inline constexpr int tile_rows = 2, tile_tokens = 3;
 #endif
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
 // Integer kernels, 7-8 tokens in place: one tile of 3 rows (24 accumulators), not 6 tokens and a
-// tile of 1-2 that unpacks the weights again for them (batch 8: q8_0 80 -> 99 tokens/s; README,
+// tile of 1-2 that unpacks the weights again for them (batch 8: q8_0 80 -> 99 tokens/s; benchmarks/README.md,
 // "Batched decode"); float weights too where detail/isa.hpp's cpu_wide_dense_tiles says so, by
 // column chunks (dot.hpp, dot_rows_by_chunks).
 inline constexpr int wide_tile_rows = 3, wide_tile_tokens = 8;
 #endif
 // Whether row_block takes dense weights W by wide tiles for n tokens of X (bfloat16 weights take
 // rounded activations instead). Their tasks have 48 rows: whole tiles of 3 in dot_rows_by_chunks'
-// blocks of 24, where tasks of 16 rows ended in a tile of one row (README, "Batched decode").
+// blocks of 24, where tasks of 16 rows ended in a tile of one row (benchmarks/README.md, "Batched decode").
 inline constexpr std::int64_t wide_rows_per_task = 48;
 template <class W, class X>
 inline bool wide_dense([[maybe_unused]] std::int64_t n) noexcept {
@@ -80,7 +80,7 @@ inline bool wide_dense([[maybe_unused]] std::int64_t n) noexcept {
 // Register tiles of packed dense weights (prefill): packed_block_range holds one accumulator per
 // output in registers at a time, so with AVX2 (two accumulators per output) a tile of 12
 // registers serves 6 tokens instead of dot_block's 3, and each weight chunk read from L2 serves
-// twice the tokens (2 x 6 rather than 3 x 4 or 4 x 3: README, "How the kernels' parameters were
+// twice the tokens (2 x 6 rather than 3 x 4 or 4 x 3: benchmarks/README.md, "How the kernels' parameters were
 // chosen").
 #if defined(NEXTTOK_KERNELS_AVX2) && !defined(NEXTTOK_KERNELS_AVX512)
 inline constexpr int packed_tile_rows = 2, packed_tile_tokens = 6;
@@ -152,20 +152,20 @@ void row_block(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1
 }
 
 // Integer kernels: 12 tokens and ranges of 2048 columns, so that a group's accumulators and
-// quantized activations stay in L1 beside the weights (not so with 48 tokens and 512; README).
+// quantized activations stay in L1 beside the weights (not so with 48 tokens and 512; benchmarks/README.md).
 inline constexpr std::int64_t int8_prefill_tokens = 2 * tile_tokens;
 inline constexpr std::int64_t int8_prefill_columns = 2048;
 // Dense weights (float, half, bfloat16): a task's rows are converted once into a packed copy and
 // the activations once per call (pack_tiles; with AVX-512 detail/outer_prefill_avx512.hpp), and
-// tasks of 48 rows give each activation chunk more uses from L1 (README, as above).
+// tasks of 48 rows give each activation chunk more uses from L1 (benchmarks/README.md, as above).
 inline constexpr std::int64_t packed_rows_per_task = 48;
 // Up to this many tokens, dense weights are read in place by row_block (each weight line once per
 // tile of tile_tokens tokens) instead of being converted into a packed panel first: a call of a few
 // tokens (a batch of decode steps, a speculative verification) then costs about one decode step
-// (README, as above). The outputs are the same, bitwise.
+// (benchmarks/README.md, as above). The outputs are the same, bitwise.
 inline constexpr std::int64_t dense_in_place_tokens = 16;
 // The same for weights with an int8 kernel: up to this many tokens, and with AVX-512 also two wide
-// tiles (batch 16: q8_0 94-95 -> 106 tokens/s against the prefill kernels; README, as above).
+// tiles (batch 16: q8_0 94-95 -> 106 tokens/s against the prefill kernels; benchmarks/README.md, as above).
 inline constexpr std::int64_t int8_in_place_tokens = 8;
 inline constexpr bool int8_in_place(std::int64_t n) noexcept {
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)

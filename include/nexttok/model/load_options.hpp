@@ -22,7 +22,7 @@ struct load_options {
     std::uint64_t check_tensors_max_bytes = std::uint64_t{2} << 30;
     // Repack the q8_0 and q4_0 matrices for the int8 kernels (model.hpp's constructor): a copy of
     // those matrices in memory, and several tokens at once computed faster (with AVX-512 on the
-    // 1.1B shape: q8_0 prefill about 1.4x, batches of 4-16 tokens 1.1-1.3x; README, "Batched
+    // 1.1B shape: q8_0 prefill about 1.4x, batches of 4-16 tokens 1.1-1.3x; benchmarks/README.md, "Batched
     // decode"). false keeps every view on the file's bytes and layout.
     bool repack_weights = true;
 };

@@ -96,7 +96,7 @@ inline bool r16_uniform(const q8_act_row* const* x) noexcept {
 // multiply-add and a store per group), and the group's far prefetch is a fixed run of lines where
 // the NR rows' group is whole lines. The same sums in the same order as repacked_range. Rows of
 // x with r16_uniform only. (q8_0, 480 rows of 2048 columns in L2, 8 tokens, 1 thread: 252-271 ->
-// 279-287 GOP/s; README, "Batched decode".)
+// 279-287 GOP/s; benchmarks/README.md, "Batched decode".)
 template <int NR, int NT, class Block, class Unpack>
 inline void repacked_range_wide(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                                 float* acc, std::int64_t ld, simd::prefetch_cursor& pf, Unpack&& unpack) noexcept {

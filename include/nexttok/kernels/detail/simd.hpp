@@ -74,7 +74,7 @@ inline void prefetch_l1(std::uintptr_t address) noexcept {
 // prefetch_bytes), a few lines per step of the current tile, so that the
 // memory system always has the coming rows in flight (the hardware prefetchers alone leave decode
 // at about half of the bandwidth with short quantized rows). Into L1 rather than L2: 1.1B decode
-// steps 2-8% shorter with 1 thread, up to 6% with 2 (one run of q4_0 1% longer; README, "How the
+// steps 2-8% shorter with 1 thread, up to 6% with 2 (one run of q4_0 1% longer; benchmarks/README.md, "How the
 // kernels' parameters were chosen"), on AMD Zen 5. On Intel CPUs into L2
 // (detail::isa::cpu_prefetch_rows_into_l2: there L1 prefetches wait for fill buffers). Prefetching
 // never faults, so the cursor may run past the end of a matrix.
