@@ -33,10 +33,13 @@ std::string mistral_template() {
     return nlohmann::json::parse(in)["template"].get<std::string>();
 }
 
-// The model copy with the template, written once into the build tree.
+// The model copy with the template, written into the build tree under the running test's name:
+// ctest runs each test of this file as a process of its own, in parallel, and a copy rewritten
+// while another process has it mapped ends that one with SIGBUS (seen with ctest -j2).
 std::filesystem::path templated_model() {
+    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
     const std::filesystem::path out =
-        std::filesystem::path(NEXTTOK_CHAT_TEST_DIR) / "stories260K-mistral-template.gguf";
+        std::filesystem::path(NEXTTOK_CHAT_TEST_DIR) / ("stories260K-mistral-template-" + test + ".gguf");
     chat::write_gguf_with_chat_template(nexttok::test::data_path(stories_gguf), out, mistral_template());
     return out;
 }
