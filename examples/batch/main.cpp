@@ -197,13 +197,7 @@ void run_scalar(const options& o, const loaded& l, const std::vector<prompt_line
 
 // The flags batch adds to generate's; a bad value is reported by CLI11 naming the flag.
 void add_batch_flags(CLI::App& app, options& o) {
-    app.add_option("-m,--model", o.model_path,
-                   "GGUF file, Hugging Face directory or llama2.c checkpoint (default: built-in random demo model)")
-        ->check(CLI::ExistingPath);
-    app.add_option(
-           "--tokenizer", o.tokenizer_path,
-           "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")
-        ->check(CLI::ExistingPath);
+    flags::add_model_flags(app, o.model_path, o.tokenizer_path);
     app.add_option("-f,--file", o.prompt_file,
                    "prompts, one per line ('-': standard input); empty lines are skipped, a trailing \\r is dropped, "
                    "no escapes")

@@ -180,6 +180,22 @@ inline void add_version_flag(CLI::App& app, const std::string& program) {
     app.set_version_flag("--version", program + " (nexttok " + nexttok::version_string + ")");
 }
 
+// -m/--model and --tokenizer, as every example program reads them (both checked to exist). With
+// `required`, --model must be given; without, its absence means the built-in random demo model.
+inline void add_model_flags(CLI::App& app, std::string& model_path, std::string& tokenizer_path,
+                            bool required = false) {
+    CLI::Option* model = app.add_option("-m,--model", model_path,
+                                        required ? "GGUF file, Hugging Face directory or llama2.c checkpoint"
+                                                 : "GGUF file, Hugging Face directory or llama2.c checkpoint "
+                                                   "(default: built-in random demo model)");
+    if (required) model->required();
+    model->check(CLI::ExistingPath);
+    app.add_option(
+           "--tokenizer", tokenizer_path,
+           "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")
+        ->check(CLI::ExistingPath);
+}
+
 // A refused command line: "error: <message>" on stderr; the exit status, 1.
 inline int refuse_command_line(const CLI::ParseError& e) {
     std::cerr << "error: " << e.what() << "\nRun with --help for the flags.\n";

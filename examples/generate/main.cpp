@@ -410,13 +410,7 @@ void check_chat_flags(const options& o) {
 int main(int argc, char** argv) {
     options o;
     CLI::App app{"nexttok generate: continue a prompt with a decoder-only transformer"};
-    app.add_option("-m,--model", o.model_path,
-                   "GGUF file, Hugging Face directory or llama2.c checkpoint (default: built-in random demo model)")
-        ->check(CLI::ExistingPath);
-    app.add_option(
-           "--tokenizer", o.tokenizer_path,
-           "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")
-        ->check(CLI::ExistingPath);
+    flags::add_model_flags(app, o.model_path, o.tokenizer_path);
     auto* prompt_flag =
         app.add_option("-p,--prompt", o.prompt, "prompt text (escapes such as \\n are processed unless --no-escape)");
     app.add_option("-f,--file", o.prompt_file, "read the prompt from this file (one trailing newline dropped)")

@@ -37,13 +37,7 @@ int main(int argc, char** argv) {
     bool per_token = false;
     bool check_tensors = false;
     CLI::App app{"nexttok score: log-probability and perplexity of a text under a model"};
-    app.add_option("-m,--model", model_path, "GGUF file, Hugging Face directory or llama2.c checkpoint")
-        ->required()
-        ->check(CLI::ExistingPath);
-    app.add_option(
-           "--tokenizer", tokenizer_path,
-           "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")
-        ->check(CLI::ExistingPath);
+    flags::add_model_flags(app, model_path, tokenizer_path, /*required=*/true);
     app.add_option("-p,--prompt", prompt,
                    "context the text follows (not scored); BOS is prepended when the model asks for it");
     app.add_option("--text", text, "the text to score")->required();

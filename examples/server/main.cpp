@@ -150,13 +150,7 @@ int serve_scalar(const options& o, const server::model_context& m) {
 }
 
 void add_server_flags(CLI::App& app, options& o) {
-    app.add_option("-m,--model", o.model_path,
-                   "GGUF file, Hugging Face directory or llama2.c checkpoint (default: built-in random demo model)")
-        ->check(CLI::ExistingPath);
-    app.add_option(
-           "--tokenizer", o.tokenizer_path,
-           "tokenizer.bin, tokenizer.json, tokenizer.model, a GGUF or a directory (needed with a llama2.c checkpoint)")
-        ->check(CLI::ExistingPath);
+    flags::add_model_flags(app, o.model_path, o.tokenizer_path);
     app.add_option("-c,--ctx-size", o.context,
                    "positions one request may hold, prompt + generated (0: the model's context length)")
         ->capture_default_str()
