@@ -87,8 +87,8 @@ TEST(chat_template_oracle, chat_messages_render_as_their_json) {
 
 // A tokenizer_config.json's template, as a string or in a named list; none when the field is absent.
 TEST(load_chat_template, reads_tokenizer_config_json) {
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "nexttok_chat_template_test";
-    std::filesystem::create_directories(dir);
+    const test::temp_dir scratch;  // per process: no other run or test writes there
+    const std::filesystem::path dir = scratch.path();
     const auto write = [&](const char* name, const std::string& text) {
         std::ofstream(dir / name) << text;
         return dir / name;
@@ -104,7 +104,6 @@ TEST(load_chat_template, reads_tokenizer_config_json) {
     EXPECT_EQ(load_chat_template_from_tokenizer_config(named, "tool_use")->render(m, false), "T");
     EXPECT_FALSE(load_chat_template_from_tokenizer_config(none).has_value());
     EXPECT_FALSE(load_chat_template_from_tokenizer_config(named, "missing").has_value());
-    std::filesystem::remove_all(dir);
 }
 
 // A configuration whose template is not where or what it should be: a format_error naming the file

@@ -5,6 +5,8 @@
 #include <nexttok/io/gguf.hpp>
 #include <nexttok/io/gguf_writer.hpp>
 
+#include "file_patch.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -25,7 +27,8 @@ TEST(gguf_writer, round_trips_metadata_and_tensors) {
     w.add_f32("llama.rope.freq_base", 10000.0f);
     w.add_tensor("a", tensor_type::f32, {4, 3}, a);
     w.add_tensor("b", tensor_type::q8_0, {64, 2}, b);
-    const auto path = std::filesystem::temp_directory_path() / "nexttok_gguf_writer_test.gguf";
+    const test::temp_dir dir;  // per process: no other run or test writes there
+    const auto path = dir.path() / "written.gguf";
     w.write(path);
     {
         const gguf_file g(path);
@@ -48,7 +51,6 @@ TEST(gguf_writer, round_trips_metadata_and_tensors) {
         EXPECT_EQ(ta->file_offset % gguf_writer::alignment, 0u);
         EXPECT_EQ(tb->file_offset % gguf_writer::alignment, 0u);
     }
-    std::filesystem::remove(path);
 }
 
 TEST(gguf_writer, rejects_a_size_that_does_not_match_the_shape) {
