@@ -87,11 +87,9 @@ TEST(chat_template_oracle, chat_messages_render_as_their_json) {
 
 // A tokenizer_config.json's template, as a string or in a named list; none when the field is absent.
 TEST(load_chat_template, reads_tokenizer_config_json) {
-    const test::temp_dir scratch;  // per process: no other run or test writes there
-    const std::filesystem::path dir = scratch.path();
+    const test::temp_dir dir;  // per process: no other run or test writes there
     const auto write = [&](const char* name, const std::string& text) {
-        std::ofstream(dir / name) << text;
-        return dir / name;
+        return dir.write(name, test::bytes(text.begin(), text.end()));
     };
     const auto plain = write("plain.json", R"({"chat_template": "{{ messages[0].content }}!"})");
     const auto named =
