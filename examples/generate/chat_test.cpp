@@ -34,8 +34,8 @@ std::string mistral_template() {
 }
 
 // The model copy with the template, written into the build tree under the running test's name:
-// ctest runs each test of this file as a process of its own, in parallel, and a copy rewritten
-// while another process has it mapped ends that one with SIGBUS (seen with ctest -j2).
+// ctest runs each test of this file as a process of its own, in parallel, and each reads the copy
+// it wrote.
 std::filesystem::path templated_model() {
     const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
     const std::filesystem::path out =
@@ -60,11 +60,10 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 using conversation = chat::conversation<nexttok::decoder<float>, nexttok::kv_cache<float>>;
 
-TEST(chat, the_copy_carries_the_template_and_everything_else) {
-    NEXTTOK_REQUIRE_DATA(stories_gguf);
-    NEXTTOK_REQUIRE_DATA(mistral_json);
+// `copy` is stories260K with Mistral Nemo's template: the template, and every other key and tensor
+// of the original as it was.
+void expect_templated_copy(const nexttok::gguf_file& copy) {
     const nexttok::gguf_file original(nexttok::test::data_path(stories_gguf));
-    const nexttok::gguf_file copy(templated_model());
     const auto t = nexttok::load_chat_template(copy);
     ASSERT_TRUE(t.has_value());
     EXPECT_EQ(t->source(), mistral_template());
@@ -90,6 +89,26 @@ TEST(chat, the_copy_carries_the_template_and_everything_else) {
         EXPECT_TRUE(std::equal(w->raw.begin(), w->raw.end(), v.raw.begin(), v.raw.end())) << key;
     }
     EXPECT_EQ(copy.get_string_array("tokenizer.ggml.tokens").size(), 512u);
+}
+
+TEST(chat, the_copy_carries_the_template_and_everything_else) {
+    NEXTTOK_REQUIRE_DATA(stories_gguf);
+    NEXTTOK_REQUIRE_DATA(mistral_json);
+    expect_templated_copy(nexttok::gguf_file(templated_model()));
+}
+
+// add_chat_template M.gguf M.gguf: the copy written over the file it is read from, whose tensors it
+// writes straight from that file's mapping (gguf_writer replaces the file whole; truncated in
+// place, the file had ended the program with SIGBUS and lost its tensors).
+TEST(chat, the_copy_can_replace_its_source) {
+    NEXTTOK_REQUIRE_DATA(stories_gguf);
+    NEXTTOK_REQUIRE_DATA(mistral_json);
+    namespace fs = std::filesystem;
+    const fs::path path = fs::path(NEXTTOK_CHAT_TEST_DIR) / "stories260K-templated-in-place.gguf";
+    fs::copy_file(nexttok::test::data_path(stories_gguf), path, fs::copy_options::overwrite_existing);
+    fs::permissions(path, fs::perms::owner_write, fs::perm_options::add);  // the data files are read-only
+    chat::write_gguf_with_chat_template(path, path, mistral_template());
+    expect_templated_copy(nexttok::gguf_file(path));
 }
 
 TEST(chat, the_second_turn_prefills_only_its_new_tokens_and_answers_as_a_fresh_run) {

@@ -52,7 +52,13 @@ public:
     // A tensor_view as it is (name, type, shape, bytes).
     NEXTTOK_DECL void add_tensor(const tensor_view& t);
 
-    // Writes the file; throws io_error naming the path when it cannot.
+    // Writes the file; throws io_error naming the path when it cannot. An existing file is
+    // replaced whole, by a file written beside it and renamed over it: a process that has the old
+    // file open or mapped (this one too: a copy of a mapped GGUF file may be written over it) keeps
+    // reading the old bytes, and a failed write leaves the old file as it was. The new file keeps
+    // the old one's permission bits (not its owner; other hard links keep the old bytes); a
+    // symbolic link at `path` stays, and the file it names is replaced. Needs write access to the
+    // file's directory. Not synced to disk.
     NEXTTOK_DECL void write(const std::filesystem::path& path) const;
 
 private:

@@ -7,17 +7,110 @@
 #include <nexttok/tensor/tensor_type.hpp>
 #include <nexttok/tensor/tensor_view.hpp>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace nexttok {
+
+namespace detail {
+
+// A file written beside `path` under a name of its own, then renamed over `path` by commit(): a
+// process that has the old file open or mapped (the writer itself, when it copies a mapped file's
+// tensors into a file of the same name) keeps the old bytes, and a write that fails leaves the old
+// file whole and no temporary file behind. A symbolic link at `path` is followed: the file it names
+// is replaced, the link stays. The new file takes an existing file's permission bits.
+class replacing_file {
+public:
+    explicit replacing_file(const std::filesystem::path& path) : path_(path), target_(resolved(path)) {
+        struct stat old {};
+        const bool exists = ::stat(target_.c_str(), &old) == 0;
+        if (exists && !S_ISREG(old.st_mode)) fail("not a regular file");
+        if (exists && ::access(target_.c_str(), W_OK) != 0) fail(std::strerror(errno));
+        const std::filesystem::path dir = target_.has_parent_path() ? target_.parent_path() : ".";
+        static std::atomic<unsigned> counter{0};
+        for (int attempt = 0; fd_ < 0 && attempt < 100; ++attempt) {
+            temp_ = dir / ("." + target_.filename().string() + ".nexttok-" + std::to_string(::getpid()) + "-" +
+                           std::to_string(counter++));
+            fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (fd_ < 0 && errno != EEXIST) break;
+        }
+        if (fd_ < 0) fail("cannot create " + temp_.string() + " to write into: " + std::strerror(errno));
+        if (exists && ::fchmod(fd_, old.st_mode & 07777) != 0) abandon(std::strerror(errno));
+    }
+    ~replacing_file() {
+        if (fd_ >= 0) {
+            ::close(fd_);
+            ::unlink(temp_.c_str());
+        }
+    }
+    replacing_file(const replacing_file&) = delete;
+    replacing_file& operator=(const replacing_file&) = delete;
+
+    void write(const void* data, std::size_t n) {
+        const char* p = static_cast<const char*>(data);
+        while (n > 0) {
+            const ssize_t k = ::write(fd_, p, std::min<std::size_t>(n, std::size_t{1} << 30));
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) abandon(std::strerror(k < 0 ? errno : EIO));
+            p += k;
+            n -= static_cast<std::size_t>(k);
+        }
+    }
+
+    void commit() {
+        const int fd = std::exchange(fd_, -1);
+        if (::close(fd) != 0) {
+            const int e = errno;
+            ::unlink(temp_.c_str());
+            fail(std::strerror(e));
+        }
+        if (::rename(temp_.c_str(), target_.c_str()) != 0) {
+            const int e = errno;
+            ::unlink(temp_.c_str());
+            fail("cannot rename " + temp_.string() + " over it: " + std::strerror(e));
+        }
+    }
+
+private:
+    // `path` with its symbolic links followed to the file they name (which need not exist yet).
+    static std::filesystem::path resolved(std::filesystem::path p) {
+        for (int hops = 0; hops < 40; ++hops) {
+            std::error_code ec;
+            if (!std::filesystem::is_symlink(std::filesystem::symlink_status(p, ec))) return p;
+            const std::filesystem::path to = std::filesystem::read_symlink(p, ec);
+            if (ec) return p;
+            p = to.is_absolute() ? to : p.parent_path() / to;
+        }
+        return p;
+    }
+    [[noreturn]] void fail(const std::string& why) const {
+        throw io_error(path_.string() + ": cannot write the GGUF file: " + why);
+    }
+    [[noreturn]] void abandon(const std::string& why) {
+        ::close(std::exchange(fd_, -1));
+        ::unlink(temp_.c_str());
+        fail(why);
+    }
+
+    std::filesystem::path path_, target_, temp_;
+    int fd_ = -1;
+};
+
+}  // namespace detail
 
 NEXTTOK_DECL void gguf_writer::add_strings(const std::string& key, const std::vector<std::string>& v) {
     begin_array(key, 8, v.size());
@@ -75,14 +168,14 @@ NEXTTOK_DECL void gguf_writer::write(const std::filesystem::path& path) const {
         offset = padded(offset + t.bytes.size());
     }
     head.resize(padded(head.size()), '\0');
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(head.data(), static_cast<std::streamsize>(head.size()));
+    detail::replacing_file out(path);
+    out.write(head.data(), head.size());
     static constexpr char zeros[alignment] = {};
     for (const tensor& t : tensors_) {
-        out.write(reinterpret_cast<const char*>(t.bytes.data()), static_cast<std::streamsize>(t.bytes.size()));
-        out.write(zeros, static_cast<std::streamsize>(padded(t.bytes.size()) - t.bytes.size()));
+        out.write(t.bytes.data(), t.bytes.size());
+        out.write(zeros, padded(t.bytes.size()) - t.bytes.size());
     }
-    if (!out) throw io_error(path.string() + ": cannot write the GGUF file");
+    out.commit();
 }
 
 NEXTTOK_DECL void gguf_writer::put_value(std::string& out, const gguf_value& v) {
