@@ -75,7 +75,7 @@ std::vector<std::string> entries(const std::filesystem::path& dir) {
     return names;
 }
 
-// A file of one string key `k` and one f32 tensor `a` of `floats` values i * 0.5.
+// The bytes of `floats` f32 values i * 0.5.
 std::vector<std::byte> tensor_bytes(std::size_t floats) {
     std::vector<float> v(floats);
     for (std::size_t i = 0; i < floats; ++i) v[i] = static_cast<float>(i) * 0.5f;
@@ -83,6 +83,7 @@ std::vector<std::byte> tensor_bytes(std::size_t floats) {
     std::memcpy(b.data(), v.data(), b.size());
     return b;
 }
+// A file of one string key `k` and one f32 tensor `a` of those bytes; expect_file checks both.
 void write_file(const std::filesystem::path& path, const std::string& k, const std::vector<std::byte>& a) {
     gguf_writer w;
     w.add_string("k", k);

@@ -72,17 +72,9 @@ public:
     }
 
     void commit() {
-        const int fd = std::exchange(fd_, -1);
-        if (::close(fd) != 0) {
-            const int e = errno;
-            ::unlink(temp_.c_str());
-            fail(std::strerror(e));
-        }
-        if (::rename(temp_.c_str(), target_.c_str()) != 0) {
-            const int e = errno;
-            ::unlink(temp_.c_str());
-            fail("cannot rename " + temp_.string() + " over it: " + std::strerror(e));
-        }
+        if (::close(std::exchange(fd_, -1)) != 0) abandon(std::strerror(errno));
+        if (::rename(temp_.c_str(), target_.c_str()) != 0)
+            abandon("cannot rename " + temp_.string() + " over it: " + std::strerror(errno));
     }
 
 private:
@@ -100,8 +92,10 @@ private:
     [[noreturn]] void fail(const std::string& why) const {
         throw io_error(path_.string() + ": cannot write the GGUF file: " + why);
     }
+    // Removes the temporary file (closing it first if it is open), then fails. `why` is built
+    // before the call, from the errno of the step that failed.
     [[noreturn]] void abandon(const std::string& why) {
-        ::close(std::exchange(fd_, -1));
+        if (fd_ >= 0) ::close(std::exchange(fd_, -1));
         ::unlink(temp_.c_str());
         fail(why);
     }
