@@ -178,7 +178,7 @@ inline bool cpu_prefetch_rows_into_l2() noexcept { return cpu_is_intel(); }
 inline bool cpu_bf16_dot_full_rate() noexcept { return !cpu_is_intel(); }
 
 // Whether float weights read in place take 7-8 tokens as one register tile of 3 rows, without the
-// software prefetch of the rows ahead, by column chunks (kernels/dot.hpp, dot_rows_by_chunks),
+// software prefetch of the rows ahead, by column chunks (kernels/detail/packed_dense.hpp, dot_rows_by_chunks),
 // rather than as 6 + 1-2 tokens: on Intel CPUs, where each weight is then converted once instead of
 // twice (the conversion of halves shares the FMA ports) and the hardware prefetcher keeps pace.
 // Intel Xeon (family 6 model 167), 1.1B-shaped f16 batch decode, 2 threads: batch 8 62 -> 80

@@ -83,14 +83,11 @@ inline constexpr std::uintptr_t dense_near_bytes = 1024;
 // and any tile: chunk k of `width` lanes goes to accumulator k % accumulators (a single 16-lane
 // accumulator with AVX-512, two 8-lane ones emulating it with AVX2 and the portable code), in
 // ascending k.
-// `pf` is advanced by the bytes of weights each step reads (see prefetch_cursor). With NP > 0
-// (tiles of more than 4 tokens, dot_rows_by_chunks), each line of the tile's rows first fetches into
-// L1 the same stretch of the NP rows whose column i0 is at the addresses near_rows instead (the
-// tile that comes next).
-template <int NR, int NT, dense_element W, class X, int NP = 0>
+// `pf` is advanced by the bytes of weights each step reads (see prefetch_cursor). (Tiles of 7-8
+// tokens in place take their activations packed: kernels/detail/wide_dense.hpp.)
+template <int NR, int NT, dense_element W, class X>
 inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i0, std::int64_t i1, float* acc,
-                            std::int64_t ld, kernel_detail::simd::prefetch_cursor pf = {},
-                            const std::uintptr_t* near_rows = nullptr) noexcept {
+                            std::int64_t ld, kernel_detail::simd::prefetch_cursor pf = {}) noexcept {
     namespace s = kernel_detail::simd;
     constexpr int A = s::accumulators;
     static_assert(dot_step <= acc_slot);
@@ -128,13 +125,6 @@ inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i
             pf.advance(NR * step * sizeof(W));
             fma_step(i);
         }
-    } else if constexpr (NP > 0) {
-        constexpr int per_line = std::max<int>(1, 64 / (step * sizeof(W)));
-        for (; i + per_line * step <= i1; i += per_line * step) {
-            NEXTTOK_UNROLL for (int r = 0; r < NP; ++r) s::prefetch_l1(near_rows[r] + (i - i0) * sizeof(W));
-            NEXTTOK_UNROLL for (int k = 0; k < per_line; ++k) fma_step(i + k * step);
-        }
-        for (; i + step <= i1; i += step) fma_step(i);
     } else {
         do {
             pf.advance(NR * step * sizeof(W));
@@ -227,59 +217,6 @@ inline void dot_block(const W* const* w, const X* const* x, std::int64_t n, floa
     alignas(64) float acc[NR * NT * acc_slot] = {};
     dot_block_range<NR, NT>(w, x, 0, dot_block_columns<W>(n), acc, NT * acc_slot, pf);
     dot_block_finish<NR, NT>(w, x, n, acc, NT * acc_slot, out);
-}
-
-// y[t * ldy + r] = sum_i w[r][i] * x[t][i] for rows [r0, r1) of w (row stride `stride`) and t < NT:
-// dot_block's sums, bitwise, by NR-row tiles over column chunks of dot_chunk_columns, 8 tiles of
-// rows at a time (their accumulators in memory between chunks). For 7-8 tokens in place
-// (matmul.hpp, wide_tile_rows): the tokens' 8 rows of 2048 floats (64 KiB) do not fit in L1, and a
-// tile over all columns read them from L2 for every tile. Intel Xeon (family 6 model 207),
-// 1.1B-shaped f16, 2 threads, batch 8: 68.9-69.0 -> 72-76 tokens/s, batch 16 (two tiles of 8)
-// 83.7-84.6 -> 86-88; chunks of 256 or 384 columns the same within noise, 1024 none (68.0-68.2);
-// 2-row tiles of 4 tokens chunked: 45 -> 37.7 (not for them). Each tile fetches into L1, a line per
-// line of its own, the same columns of the tile after it (the next chunk's first tile after the
-// last, the next block's after the last chunk): the first chunk of every row comes from memory, and
-// the hardware prefetchers did not have it in time. Same machine, both builds in turn, three runs:
-// batch 8 4.94-4.98 -> 5.70-5.79x batch 1 (0.62 -> 0.71-0.72 of its bound), batch 16 0.59-0.63 ->
-// 0.63-0.65; 1 thread, the f16 rows of 22 layers from memory, 8 tokens: 0.57-0.58 -> 0.67 of the
-// pass (in cache 3-5% slower). A prefetch of the next task's rows into L2 instead had changed
-// nothing.
-inline constexpr std::int64_t dot_chunk_columns = 512;
-template <int NR, int NT, dense_element W, class X>
-inline void dot_rows_by_chunks(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t n,
-                               const X* const* x, float* y, std::int64_t ldy) noexcept {
-    constexpr std::int64_t block = 8 * NR, ld = NT * acc_slot;
-    alignas(64) float acc[block * ld];
-    const std::int64_t columns = dot_block_columns<W>(n);
-    for (std::int64_t rb = r0; rb < r1; rb += block) {
-        const std::int64_t re = std::min(r1, rb + block);
-        std::fill(acc, acc + (re - rb) * ld, 0.0f);
-        // Tile (r, i0) fetches into L1 the NR rows of the tile after it (dot_block_range's NP): the
-        // chunk's next tile, after its last the next chunk's first, after the last chunk the next
-        // block's; rows past the task's end are its last row again.
-        const auto range = [&]<int K>(std::int64_t r, std::int64_t i0, std::int64_t i1) {
-            const bool in_chunk = r + K < re, last_chunk = i1 >= columns;
-            const std::int64_t rn = in_chunk ? r + K : last_chunk ? re : rb, in = in_chunk ? i0 : last_chunk ? 0 : i1;
-            const W* ws[K];
-            for (int k = 0; k < K; ++k) ws[k] = w + (r + k) * stride;
-            std::uintptr_t wn[NR];
-            for (int k = 0; k < NR; ++k)
-                wn[k] = reinterpret_cast<std::uintptr_t>(w + std::min(rn + k, r1 - 1) * stride + in);
-            dot_block_range<K, NT, W, X, NR>(ws, x, i0, i1, acc + (r - rb) * ld, ld, {}, wn);
-        };
-        for (std::int64_t i0 = 0; i0 < columns; i0 += dot_chunk_columns) {
-            const std::int64_t i1 = std::min(columns, i0 + dot_chunk_columns);
-            std::int64_t r = rb;
-            for (; r + NR <= re; r += NR) range.template operator()<NR>(r, i0, i1);
-            for (; r < re; ++r) range.template operator()<1>(r, i0, i1);
-        }
-        for (std::int64_t r = rb; r < re; ++r) {
-            const W* ws[1] = {w + r * stride};
-            float out[NT];
-            dot_block_finish<1, NT>(ws, x, n, acc + (r - rb) * ld, ld, out);
-            for (int t = 0; t < NT; ++t) y[t * ldy + r] = out[t];
-        }
-    }
 }
 
 // Calls f.template operator()<NR, NT>(r, t) for the register tiles covering rows [r0, r1) and

@@ -62,7 +62,7 @@ inline constexpr int tile_rows = 2, tile_tokens = 3;
 // Integer kernels, 7-8 tokens in place: one tile of 3 rows (24 accumulators), not 6 tokens and a
 // tile of 1-2 that unpacks the weights again for them (batch 8: q8_0 80 -> 99 tokens/s; benchmarks/README.md,
 // "Batched decode"); float weights too where detail/isa.hpp's cpu_wide_dense_tiles says so, by
-// column chunks (dot.hpp, dot_rows_by_chunks).
+// column chunks (detail/packed_dense.hpp, dot_rows_by_chunks).
 inline constexpr int wide_tile_rows = 3, wide_tile_tokens = 8;
 #endif
 // Whether row_block takes dense weights W by wide tiles for n tokens of X (bfloat16 weights take
@@ -88,10 +88,12 @@ inline constexpr int packed_tile_rows = 2, packed_tile_tokens = 6;
 inline constexpr int packed_tile_rows = tile_rows, packed_tile_tokens = tile_tokens;
 #endif
 
-// Rows [r0, r1) of w (row stride `stride`) times NT activation rows xs (X: the element, or q8_act_row).
+// Rows [r0, r1) of w (row stride `stride`) times NT activation rows xs (X: the element, or q8_act_row);
+// wide dense tiles read the tokens packed instead (`packed`: pack_wide's, these NT from token `first`).
 template <int NT, class W, class X>
 void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols,
-                       const X* const* xs, float* y, std::int64_t ldy) noexcept {
+                       const X* const* xs, float* y, std::int64_t ldy, [[maybe_unused]] const float* packed,
+                       [[maybe_unused]] std::int64_t n, [[maybe_unused]] std::int64_t first) noexcept {
     auto tile = [&]<int NR>(std::int64_t r) {
         const W* ws[NR];
         for (int i = 0; i < NR; ++i) ws[i] = w + (r + i) * stride;
@@ -113,7 +115,7 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
     };
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
     if constexpr (NT > tile_tokens && std::is_same_v<X, float> && !quant_block<W>)  // wide, in place
-        return dot_rows_by_chunks<wide_tile_rows, NT>(w, stride, r0, r1, cols, xs, y, ldy);
+        return dot_rows_by_chunks<wide_tile_rows, NT>(w, stride, r0, r1, cols, xs, packed, n, first, y, ldy);
     constexpr int wide = repacked_block<W> ? repacked_tile_rows<NT> : NT > tile_tokens ? wide_tile_rows : tile_rows;
     constexpr int NR = NT == 1 && !repacked_block<W> ? decode_tile_rows<W> : NT <= 2 && !quant_block<W> ? 2 : wide;
 #else
@@ -128,11 +130,11 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
 // of tile_tokens tokens, then the rest as one (with AVX-512, wide tiles first: 8, and 7 as one; above).
 template <class W, class X>
 void row_block(const W* w, std::int64_t stride, std::int64_t r0, std::int64_t r1, std::int64_t cols, const X* x,
-               std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy) noexcept {
+               std::int64_t ldx, std::int64_t n, float* y, std::int64_t ldy, const float* packed = nullptr) noexcept {
     auto tokens = [&]<int NT>(std::int64_t t) {
         const X* xs[NT];
         for (int k = 0; k < NT; ++k) xs[k] = x + (t + k) * ldx;
-        rows_times_tokens<NT>(w, stride, r0, r1, cols, xs, y + t * ldy, ldy);
+        rows_times_tokens<NT>(w, stride, r0, r1, cols, xs, y + t * ldy, ldy, packed, n, t);
     };
     std::int64_t t = 0;
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
@@ -174,62 +176,6 @@ inline constexpr bool int8_in_place(std::int64_t n) noexcept {
     return n <= int8_in_place_tokens;
 #endif
 }
-// Packed dense prefill takes the columns in ranges of this many (steps of dot_step columns).
-inline constexpr std::int64_t packed_prefill_columns = 512;
-static_assert(packed_prefill_columns % dot_step == 0);
-inline constexpr std::int64_t packed_range_steps = packed_prefill_columns / dot_step;
-// Where, in a packed panel of `total` rows (weight rows or tokens; pack_tiles' layout below), the
-// tile that starts at row p begins its part of the range of steps [k0, k1).
-inline constexpr std::int64_t packed_tile_offset(std::int64_t k0, std::int64_t k1, std::int64_t total,
-                                                 std::int64_t p) noexcept {
-    return (k0 * total + p * (k1 - k0)) * dot_step;
-}
-
-// Copies rows [0, count) of src (row stride ld), their first steps * dot_step elements as float,
-// into `out` by column ranges of packed_prefill_columns and register tiles: in the range of steps
-// [k0, k1), the tile of rows [p, p + m) starts at out + packed_tile_offset(k0, k1, total, first + p)
-// and holds the chunk of accumulator a of step k of row i at + ((a * (k1 - k0) + k - k0)
-// * m + i) * simd::width (packed_block_range's layout). The rows are rows [first, first + count) of
-// a panel of `total` rows, so that a range's tiles follow one another and all that the tiles of
-// one range read, accumulator by accumulator, is one contiguous stream. Tiles have `tile` rows;
-// the rest are tiles of one row (ones), or one tile (as for_each_tile does for rows and tokens).
-// Pairs (bfloat16 weights and their rounded activations, bf16_block_range's order): step 2 q of
-// a row holds the odd words of its columns [32 q, 32 q + 32), step 2 q + 1 the even ones, so that
-// packed_block_range adds them in that order; where prefill uses vdpbf16ps
-// (packed_bf16_block_range_dp, one accumulator of 16 lanes), step q holds the 32 words as they
-// are, in the 16 floats of a step (`words`). packed_steps gives `steps` for each case.
-template <class T, bool Pairs = false>
-void pack_tiles(const T* src, std::int64_t ld, std::int64_t count, std::int64_t steps, std::int64_t tile, bool ones,
-                float* out, std::int64_t total, std::int64_t first,
-                bool words = Pairs && bf16_dot_in_prefill()) noexcept {
-    static_assert(!Pairs || (sizeof(T) == 2 && packed_range_steps % 2 == 0));
-    for (std::int64_t k0 = 0; k0 < steps; k0 += packed_range_steps) {
-        const std::int64_t len = std::min(packed_range_steps, steps - k0);
-        for (std::int64_t p = 0; p < count;) {
-            const std::int64_t m = count - p >= tile ? tile : ones ? 1 : count - p;
-            float* o = out + packed_tile_offset(k0, k0 + len, total, first + p);
-            for (std::int64_t a = 0; a < simd::accumulators; ++a)
-                for (std::int64_t k = 0; k < len; k += Pairs && !words ? 2 : 1)
-                    for (std::int64_t i = 0; i < m; ++i) {
-                        const T* row = src + (p + i) * ld;
-                        float* chunk = o + ((a * len + k) * m + i) * simd::width;
-                        if constexpr (Pairs) {
-                            if (words) {
-                                std::memcpy(chunk, row + (k0 + k) * bf16_step, bf16_step * sizeof(T));
-                            } else {
-                                const T* pair = row + (k0 + k) / 2 * bf16_step + 2 * a * simd::width;
-                                simd::store(chunk, simd::load_odd_words(pair));
-                                simd::store(chunk + m * simd::width, simd::load_even_words(pair));
-                            }
-                        } else {
-                            simd::store(chunk, simd::load(row + (k0 + k) * dot_step + a * simd::width));
-                        }
-                    }
-            p += m;
-        }
-    }
-}
-
 // The columns a dense product takes in whole steps (the rest is its finish's tail): 32-column
 // steps for bfloat16 weights against rounded activations, dot_step columns otherwise.
 template <class W, class X>
@@ -362,6 +308,20 @@ const float* pack_activations(const X* x, std::int64_t ldx, std::int64_t n, std:
     return out;
 }
 
+// The n activation rows x (row stride ldx) packed for the wide dense tiles (dot_rows_by_chunks: by
+// tiles of wide_tile_tokens, the rest as one) into the workspace, their first steps * dot_step
+// columns, on the calling thread (at most 16 rows: a few microseconds, less than a round trip of the
+// pool).
+template <class X>
+const float* pack_wide([[maybe_unused]] const X* x, [[maybe_unused]] std::int64_t ldx, std::int64_t n,
+                       std::int64_t steps, matmul_workspace& ws) {
+    float* out = ws.packed_tokens(n, steps * dot_step);
+#if defined(NEXTTOK_KERNELS_INT8_AVX512)
+    pack_tiles<X>(x, ldx, n, steps, wide_tile_tokens, false, out, n, 0);
+#endif
+    return out;
+}
+
 // matmul_group (kernels/detail/passes.hpp) by this set's kernels: for each target, y[t * ldy + r]
 // = dot(W row r, x[t * ldx ...]) for t < n, r < W.rows(), in one parallel_for. Every W has the same cols. Throws unsupported_error for a weight type without
 // kernels (the loaders reject those up front), before any work starts.
@@ -389,7 +349,7 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
         return;
     }
     std::int64_t first_task[kernel_detail::max_group + 1] = {0}, task_rows[kernel_detail::max_group] = {0};
-    bool quantize = false, pack = false;
+    bool quantize = false, pack = false, wide = false;
     for (std::size_t i = 0; i < targets.size(); ++i) {
         const tensor_view& w = *targets[i].w;
         if (static_cast<std::int64_t>(w.cols()) != cols)
@@ -401,6 +361,7 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
             pack |= packed;
             task_rows[i] = packed ? kernel_detail::packed_rows_per_task : kernel_detail::rows_per_task;
             if (!packed && kernel_detail::wide_dense<W, X>(n)) task_rows[i] = kernel_detail::wide_rows_per_task;
+            wide |= !packed && kernel_detail::wide_dense<W, X>(n);
         });
         const auto rows = static_cast<std::int64_t>(w.rows());
         first_task[i + 1] = first_task[i] + (rows + task_rows[i] - 1) / task_rows[i];
@@ -441,6 +402,7 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
                      : kernel_detail::pack_activations(a, lda, n, cols, steps, pool, ws);
     };
     const float* xp = !pack ? nullptr : n_bf16 > 0 ? pack_tokens(xr, cols) : pack_tokens(x, ldx);
+    if (wide) xp = kernel_detail::pack_wide(x, ldx, n, steps, ws);
     if (pack)
         for (int t = 0; t < pool.size(); ++t) ws.packed_rows(t, pool.size(), panel_floats);
     const std::int64_t n_tasks = first_task[targets.size()];
@@ -477,7 +439,7 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
                                                      next_block());
                 }
             } else if (n <= kernel_detail::dense_in_place_tokens) {
-                kernel_detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy);
+                kernel_detail::row_block(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy, xp);
             } else {
                 float* panel = ws.packed_rows(thread, pool.size(), panel_floats);
                 kernel_detail::row_block_prefill(w, stride, r0, r1, cols, x, ldx, n, tg.y, tg.ldy, xp, panel,

@@ -10,6 +10,7 @@ using namespace ::nexttok::detail;
 #include <nexttok/kernels/dequantize.hpp>
 #include <nexttok/kernels/quant_dot.hpp>
 #include <nexttok/kernels/dot.hpp>
+#include <nexttok/kernels/detail/packed_dense.hpp>
 #include <nexttok/kernels/q8_0_rows.hpp>
 #include <nexttok/kernels/ops.hpp>
 #include <nexttok/kernels/quant_act.hpp>
