@@ -314,8 +314,8 @@ const float* pack_activations(const X* x, std::int64_t ldx, std::int64_t n, std:
 // pool).
 template <class X>
 const float* pack_wide([[maybe_unused]] const X* x, [[maybe_unused]] std::int64_t ldx, std::int64_t n,
-                       std::int64_t steps, matmul_workspace& ws) {
-    float* out = ws.packed_tokens(n, steps * dot_step);
+                       std::int64_t cols, std::int64_t steps, matmul_workspace& ws) {
+    float* out = ws.packed_tokens(n, cols);
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
     pack_tiles<X>(x, ldx, n, steps, wide_tile_tokens, false, out, n, 0);
 #endif
@@ -402,7 +402,7 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
                      : kernel_detail::pack_activations(a, lda, n, cols, steps, pool, ws);
     };
     const float* xp = !pack ? nullptr : n_bf16 > 0 ? pack_tokens(xr, cols) : pack_tokens(x, ldx);
-    if (wide) xp = kernel_detail::pack_wide(x, ldx, n, steps, ws);
+    if (wide) xp = kernel_detail::pack_wide(x, ldx, n, cols, steps, ws);
     if (pack)
         for (int t = 0; t < pool.size(); ++t) ws.packed_rows(t, pool.size(), panel_floats);
     const std::int64_t n_tasks = first_task[targets.size()];

@@ -20,7 +20,8 @@ NEXTTOK_DECL void q8_activations::resize(std::int64_t n_tokens, std::int64_t n) 
     if (store_.size() < size) store_.resize(size);
     rows_.resize(static_cast<std::size_t>(n_tokens));
     for (std::int64_t t = 0; t < n_tokens; ++t) {
-        std::byte* at = store_[static_cast<std::size_t>(t * row_lines_)].bytes;
+        // (By pointer, not store_[]: rows of no columns have no lines, and store_ may be empty.)
+        auto* at = reinterpret_cast<std::byte*>(store_.data() + t * row_lines_);
         auto take = [&at](std::int64_t n_lines) {
             std::byte* p = at;
             at += 64 * n_lines;
