@@ -84,7 +84,7 @@ inline constexpr std::uintptr_t dense_near_bytes = 1024;
 // accumulator with AVX-512, two 8-lane ones emulating it with AVX2 and the portable code), in
 // ascending k.
 // `pf` is advanced by the bytes of weights each step reads (see prefetch_cursor). (Tiles of 7-8
-// tokens in place take their activations packed: kernels/detail/wide_dense.hpp.)
+// tokens in place take their activations packed: kernels/detail/packed_dense.hpp.)
 template <int NR, int NT, dense_element W, class X>
 inline void dot_block_range(const W* const* w, const X* const* x, std::int64_t i0, std::int64_t i1, float* acc,
                             std::int64_t ld, kernel_detail::simd::prefetch_cursor pf = {}) noexcept {

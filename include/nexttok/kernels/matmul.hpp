@@ -359,9 +359,11 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
             quantize |= kernel_detail::uses_int8<W>;
             const bool packed = !quant_block<W> && n > kernel_detail::dense_in_place_tokens;
             pack |= packed;
-            task_rows[i] = packed ? kernel_detail::packed_rows_per_task : kernel_detail::rows_per_task;
-            if (!packed && kernel_detail::wide_dense<W, X>(n)) task_rows[i] = kernel_detail::wide_rows_per_task;
-            wide |= !packed && kernel_detail::wide_dense<W, X>(n);
+            const bool wide_tiles = !packed && kernel_detail::wide_dense<W, X>(n);
+            wide |= wide_tiles;
+            task_rows[i] = packed       ? kernel_detail::packed_rows_per_task
+                           : wide_tiles ? kernel_detail::wide_rows_per_task
+                                        : kernel_detail::rows_per_task;
         });
         const auto rows = static_cast<std::int64_t>(w.rows());
         first_task[i + 1] = first_task[i] + (rows + task_rows[i] - 1) / task_rows[i];
@@ -401,8 +403,11 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
         return outer ? kernel_detail::pack_outer_activations(a, lda, n, cols, pool, ws)
                      : kernel_detail::pack_activations(a, lda, n, cols, steps, pool, ws);
     };
-    const float* xp = !pack ? nullptr : n_bf16 > 0 ? pack_tokens(xr, cols) : pack_tokens(x, ldx);
-    if (wide) xp = kernel_detail::pack_wide(x, ldx, n, cols, steps, ws);
+    // (pack and wide exclude each other: every dense weight of the group takes the same n.)
+    const float* xp = wide         ? kernel_detail::pack_wide(x, ldx, n, cols, steps, ws)
+                      : !pack      ? nullptr
+                      : n_bf16 > 0 ? pack_tokens(xr, cols)
+                                   : pack_tokens(x, ldx);
     if (pack)
         for (int t = 0; t < pool.size(); ++t) ws.packed_rows(t, pool.size(), panel_floats);
     const std::int64_t n_tasks = first_task[targets.size()];
