@@ -133,8 +133,7 @@ TEST(matmul, f16_weights_sixteen_row_reductions) { check_matmul<Eigen::half, flo
 // both.
 TEST(matmul, f16_weights_whole_steps_prefill) { check_matmul<Eigen::half, float>(101, 1040, 53); }
 TEST(matmul, f32_weights_whole_steps_prefill) { check_matmul<float, float>(37, 512, 70); }
-// Rows shorter than one step of the vector kernels: all of a row is the tail.
-// 7-16 tokens of dense weights in place (on Intel CPUs by wide tiles of 8 and 7 over packed
+// 7-16 tokens of dense weights in place (with AVX-512 by wide tiles of 8 and 7 over packed
 // activations, kernels/detail/packed_dense.hpp): 15 (8 + 7), 16 (8 + 8) and 7, with a column tail
 // and several chunks of 512.
 TEST(matmul, wide_dense_tiles) {
@@ -142,6 +141,7 @@ TEST(matmul, wide_dense_tiles) {
     check_matmul<Eigen::half, float>(101, 2080, 16);
     check_matmul<float, float>(37, 1000, 7);
 }
+// Rows shorter than one step of the vector kernels: all of a row is the tail.
 TEST(matmul, rows_shorter_than_one_step) { check_matmul<float, float>(21, 8, 7); }
 TEST(matmul, q8_0_weights) { check_matmul<block_q8_0, float>(37, 1024, 53); }
 TEST(matmul, q4_0_weights) { check_matmul<block_q4_0, Eigen::half>(37, 1024, 53); }

@@ -148,8 +148,8 @@ inline bool cpu_has_avx512bf16() noexcept {
 #endif
 }
 
-// Whether this is an Intel CPU (CPUID vendor "GenuineIntel"), decided once: two choices of the
-// kernels that only measurement could make depend on it (below).
+// Whether this is an Intel CPU (CPUID vendor "GenuineIntel"), decided once: choices of the kernels
+// that only measurement could make depend on it (below).
 inline bool cpu_is_intel() noexcept {
 #if defined(__GNUC__) && defined(__x86_64__)
     static const bool intel = [] {
@@ -176,15 +176,6 @@ inline bool cpu_prefetch_rows_into_l2() noexcept { return cpu_is_intel(); }
 // bfloat16 weights by two FMAs instead (kernels/dot.hpp, bf16_dot_in_prefill: 1.1B-shaped prefill
 // 0.44 -> 0.53 of the float peak). On AMD Zen 5 it ran prefill at 1.36-1.39 of that peak.
 inline bool cpu_bf16_dot_full_rate() noexcept { return !cpu_is_intel(); }
-
-// Whether float weights read in place take 7-8 tokens as one register tile of 3 rows, without the
-// software prefetch of the rows ahead, by column chunks (kernels/detail/packed_dense.hpp, dot_rows_by_chunks),
-// rather than as 6 + 1-2 tokens: on Intel CPUs, where each weight is then converted once instead of
-// twice (the conversion of halves shares the FMA ports) and the hardware prefetcher keeps pace.
-// Intel Xeon (family 6 model 167), 1.1B-shaped f16 batch decode, 2 threads: batch 8 62 -> 80
-// tokens/s, batch 16 (two such tiles) 84 -> 99. With AMD Zen 5 that tile (with the prefetch) lost
-// 10-15% (benchmarks/README.md, "Batched decode").
-inline bool cpu_wide_dense_tiles() noexcept { return cpu_is_intel(); }
 
 // Whether the prefill of float, half and (by two FMAs) bfloat16 weights with AVX-512 takes outer
 // products (kernels/detail/outer_prefill_avx512.hpp: 3 weight vectors and 8 broadcasts per 24

@@ -61,8 +61,9 @@ inline constexpr int tile_rows = 2, tile_tokens = 3;
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
 // Integer kernels, 7-8 tokens in place: one tile of 3 rows (24 accumulators), not 6 tokens and a
 // tile of 1-2 that unpacks the weights again for them (batch 8: q8_0 80 -> 99 tokens/s; benchmarks/README.md,
-// "Batched decode"); float weights too where detail/isa.hpp's cpu_wide_dense_tiles says so, by
-// column chunks (detail/packed_dense.hpp, dot_rows_by_chunks).
+// "Batched decode"); float and half weights too, by column chunks over tokens packed once per call
+// (detail/packed_dense.hpp, dot_rows_by_chunks). On AMD Zen 5 these kept 6 + 2 until the tokens were
+// packed; then 1.1B-shaped f16, 2 threads, batch 8 went from 83-92 to 63-68 ms a step.
 inline constexpr int wide_tile_rows = 3, wide_tile_tokens = 8;
 #endif
 // Whether row_block takes dense weights W by wide tiles for n tokens of X (bfloat16 weights take
@@ -73,7 +74,7 @@ template <class W, class X>
 inline bool wide_dense([[maybe_unused]] std::int64_t n) noexcept {
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
     if constexpr (std::is_same_v<X, float> && !quant_block<W> && !std::is_same_v<W, Eigen::bfloat16>)
-        return n > tile_tokens && ::nexttok::detail::isa::cpu_wide_dense_tiles();
+        return n > tile_tokens;
 #endif
     return false;
 }

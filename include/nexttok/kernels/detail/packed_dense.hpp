@@ -89,16 +89,20 @@ inline constexpr std::int64_t dot_chunk_columns = packed_prefill_columns;
 
 // dot_block_range's sums over columns [i0, i1) (whole steps) of rows w + r * stride, r < NR, and NT
 // packed tokens (the chunk of step k, counted from i0, of token t at xp + (k * NT + t) * width), the accumulators in
-// acc (output (r, t) at acc[r * ld + t * acc_slot]); before each line of its rows, the same stretch
-// of the NP rows at near_rows into L1.
+// acc (output (r, t) at acc[r * ld + t * acc_slot]; with `from_zero`, the sums start from zero
+// instead); before each line of its rows, the same stretch of the NP rows at near_rows into L1.
 template <int NR, int NT, int NP, dense_element W>
 inline void wide_block_range(const W* w, std::int64_t stride, const float* xp, std::int64_t i0, std::int64_t i1,
-                             float* acc, std::int64_t ld, const std::uintptr_t* near_rows) noexcept {
+                             float* acc, std::int64_t ld, const std::uintptr_t* near_rows, bool from_zero) noexcept {
     namespace s = simd;
     static_assert(s::accumulators == 1 && dot_step == s::width);
     if (i0 + dot_step > i1) return;
     s::vec v[NR][NT][1];
-    load_tile_accumulators<NR, NT>(acc, ld, v);
+    if (from_zero) {
+        NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) NEXTTOK_UNROLL for (int t = 0; t < NT; ++t) v[r][t][0] = s::zero();
+    } else {
+        load_tile_accumulators<NR, NT>(acc, ld, v);
+    }
     auto fma_step = [&](std::int64_t i, const float* xk) NEXTTOK_ALWAYS_INLINE {
         s::vec wv[NR];
         NEXTTOK_UNROLL for (int r = 0; r < NR; ++r) wv[r] = s::load(w + r * stride + i);
@@ -126,7 +130,8 @@ inline void dot_rows_by_chunks(const W* w, std::int64_t stride, std::int64_t r0,
     const std::int64_t columns = dot_block_columns<W>(n);
     for (std::int64_t rb = r0; rb < r1; rb += block) {
         const std::int64_t re = std::min(r1, rb + block);
-        std::fill(acc, acc + (re - rb) * ld, 0.0f);
+        // (The first chunk starts its sums from zero; rows shorter than one step have no chunk.)
+        if (columns == 0) std::fill(acc, acc + (re - rb) * ld, 0.0f);
         // Tile (r, i0) fetches into L1 the NR rows of the tile after it: the chunk's next tile, after
         // its last the next chunk's first, after the last chunk the next block's; rows past the task's
         // end are its last row again.
@@ -137,7 +142,7 @@ inline void dot_rows_by_chunks(const W* w, std::int64_t stride, std::int64_t r0,
             for (int k = 0; k < NR; ++k)
                 wn[k] = reinterpret_cast<std::uintptr_t>(w + std::min(rn + k, r1 - 1) * stride + in);
             const float* xp = packed + packed_tile_offset(i0 / dot_step, i1 / dot_step, total, first);
-            wide_block_range<K, NT, NR>(w + r * stride, stride, xp, i0, i1, acc + (r - rb) * ld, ld, wn);
+            wide_block_range<K, NT, NR>(w + r * stride, stride, xp, i0, i1, acc + (r - rb) * ld, ld, wn, i0 == 0);
         };
         for (std::int64_t i0 = 0; i0 < columns; i0 += dot_chunk_columns) {
             const std::int64_t i1 = std::min(columns, i0 + dot_chunk_columns);
