@@ -81,11 +81,17 @@ void pack_tiles(const T* src, std::int64_t ld, std::int64_t count, std::int64_t 
 // memory 0.44-0.52 -> 0.49-0.55. Every weight product of a 1.1B-shaped f16 step, 2 threads, both
 // builds in turn, medians of ten: 100 -> 92 ms at 8 tokens, 178 -> 165 ms at 16 (benchmarks/README.md,
 // "Batched decode").
-// Each tile fetches into L1, a line per line of its own, the same columns of the tile after it (the
-// next chunk's first tile after the last, the next block's after the last chunk): the first chunk of
-// every row comes from memory, and the hardware prefetchers did not have it in time (batch 8 4.94-4.98
-// -> 5.70-5.79x batch 1, same machine). The tail past the last whole step comes from the rows `x`.
+// Each tile fetches into L1, a line per line of its own, the same columns of the tile wide_ahead_tiles
+// after it in the order the tiles run (a chunk's tiles, then the next chunk's, after the last chunk
+// the next block's first): the first chunk of every row comes from memory, and the hardware
+// prefetchers did not have it in time (the tile after: batch 8 4.94-4.98 -> 5.70-5.79x batch 1, same
+// machine). Two tiles ahead rather than one, on AMD Zen 5: every weight product of a 1.1B-shaped f16
+// step, 8 tokens, both in turn in one process, medians of 40: 2 threads 58.1-59.1 -> 54.8-55.7 ms,
+// 1 thread 106 -> 97 ms (three tiles ahead 55.2-56.0 and 101; one tile of 3 rows by 512 columns
+// of 8 tokens is about 0.1 microsecond there, about a memory access). The tail past the last whole
+// step comes from the rows `x`.
 inline constexpr std::int64_t dot_chunk_columns = packed_prefill_columns;
+inline constexpr std::int64_t wide_ahead_tiles = 2;
 
 // dot_block_range's sums over columns [i0, i1) (whole steps) of rows w + r * stride, r < NR, and NT
 // packed tokens (the chunk of step k, counted from i0, of token t at xp + (k * NT + t) * width), the accumulators in
@@ -132,12 +138,16 @@ inline void dot_rows_by_chunks(const W* w, std::int64_t stride, std::int64_t r0,
         const std::int64_t re = std::min(r1, rb + block);
         // (The first chunk starts its sums from zero; rows shorter than one step have no chunk.)
         if (columns == 0) std::fill(acc, acc + (re - rb) * ld, 0.0f);
-        // Tile (r, i0) fetches into L1 the NR rows of the tile after it: the chunk's next tile, after
-        // its last the next chunk's first, after the last chunk the next block's; rows past the task's
-        // end are its last row again.
+        // Tile (r, i0) fetches into L1 the NR rows wide_ahead_tiles tiles on: in the chunk, past its
+        // last row the next chunk's first rows, past the last chunk's the next block's rows (which
+        // follow) from column 0; rows past the task's end are its last row again.
         const auto range = [&]<int K>(std::int64_t r, std::int64_t i0, std::int64_t i1) {
-            const bool in_chunk = r + K < re, last_chunk = i1 >= columns;
-            const std::int64_t rn = in_chunk ? r + K : last_chunk ? re : rb, in = in_chunk ? i0 : last_chunk ? 0 : i1;
+            const bool last_chunk = i1 >= columns;
+            std::int64_t rn = r + wide_ahead_tiles * NR, in = i0;
+            if (rn >= re) {
+                if (!last_chunk) rn = rb + (rn - re);
+                in = last_chunk ? 0 : i1;
+            }
             std::uintptr_t wn[NR];
             for (int k = 0; k < NR; ++k)
                 wn[k] = reinterpret_cast<std::uintptr_t>(w + std::min(rn + k, r1 - 1) * stride + in);
