@@ -63,7 +63,7 @@ inline constexpr int tile_rows = 2, tile_tokens = 3;
 // tile of 1-2 that unpacks the weights again for them (batch 8: q8_0 80 -> 99 tokens/s; benchmarks/README.md,
 // "Batched decode"); float and half weights too, by column chunks over tokens packed once per call
 // (detail/packed_dense.hpp, dot_rows_by_chunks). On AMD Zen 5 these kept 6 + 2 until the tokens were
-// packed; then 1.1B-shaped f16, 2 threads, batch 8 went from 83-92 to 63-68 ms a step.
+// packed; then 1.1B-shaped f16, 2 threads, batch 8 went from 81-92 to 63-72 ms a step (four runs each).
 inline constexpr int wide_tile_rows = 3, wide_tile_tokens = 8;
 #endif
 // Whether row_block takes dense weights W by wide tiles for n tokens of X (bfloat16 weights take
