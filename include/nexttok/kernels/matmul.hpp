@@ -117,10 +117,10 @@ void rows_times_tokens(const W* w, std::int64_t stride, std::int64_t r0, std::in
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
     if constexpr (NT > tile_tokens && std::is_same_v<X, float> && !quant_block<W>)  // wide, in place
         return dot_rows_by_chunks<wide_tile_rows, NT>(w, stride, r0, r1, cols, xs, packed, n, first, y, ldy);
-    constexpr int wide = repacked_block<W> ? repacked_tile_rows<NT> : NT > tile_tokens ? wide_tile_rows : tile_rows;
+    constexpr int wide = repacked_block<W> ? repacked_tile_rows<W, NT> : NT > tile_tokens ? wide_tile_rows : tile_rows;
     constexpr int NR = NT == 1 && !repacked_block<W> ? decode_tile_rows<W> : NT <= 2 && !quant_block<W> ? 2 : wide;
 #else
-    constexpr int NR = repacked_block<W> ? repacked_tile_rows<NT> : NT == 1 ? decode_tile_rows<W> : tile_rows;
+    constexpr int NR = repacked_block<W> ? repacked_tile_rows<W, NT> : NT == 1 ? decode_tile_rows<W> : tile_rows;
 #endif
     std::int64_t r = r0;
     for (; r + NR <= r1; r += NR) tile.template operator()<NR>(r);
@@ -209,7 +209,7 @@ void row_block_prefill(const W* w, std::int64_t stride, std::int64_t r0, std::in
     constexpr bool pairs = std::is_same_v<X, bf16_act>;  // bfloat16 weights (bf16_block_range's order)
     constexpr std::int64_t group = int8 ? int8_prefill_tokens : packed_tile_tokens;
     constexpr int TT = int8 ? tile_tokens : packed_tile_tokens;
-    constexpr int TR = !int8 ? packed_tile_rows : repacked_block<W> ? repacked_tile_rows<TT> : tile_rows;
+    constexpr int TR = !int8 ? packed_tile_rows : repacked_block<W> ? repacked_tile_rows<W, TT> : tile_rows;
     constexpr std::int64_t ld = group * simd::acc_slot;                         // acc row stride
     alignas(64) float acc[(int8 ? rows_per_task : packed_rows_per_task) * ld];  // (rows, group, acc_slot)
     std::int64_t k_end, k_step;  // in weight blocks, or steps of dot_step columns

@@ -19,15 +19,28 @@ namespace nexttok::NEXTTOK_KERNEL_PASS::kernel_detail {
 
 NEXTTOK_INTRINSICS_BEGIN
 
-// Rows of a register tile of NT tokens of repacked weights: with AVX-512 the tile's NR x NT
-// accumulators and a row's 8 weight chunks fit in the 32 registers.
+// Rows of a register tile of NT tokens of repacked Block rows: with AVX-512 the tile's NR x NT
+// accumulators and a row's 8 weight chunks fit in the 32 registers (in the wide order below, NR
+// rows' chunks and the NR x NT integer sums).
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
-template <int NT>
-inline constexpr int repacked_tile_rows = NT <= 4   ? 4
-                                          : NT <= 6 ? 3
-                                                    : 2;
+// Tiles of at least this many tokens (the wide tiles of batches of 7-8 and 16 sequences) take
+// repacked_range_wide below, and so do tiles of 2 rows x 2-4 tokens of q4_0 rows. At 2-4 tokens
+// q4_0's step is bound by its arithmetic (the nibbles unpacked, then 8 vpdpbusd per row and
+// token), and the wide order advances the 2 x NT sums together and loads each activation chunk
+// once for both rows, where tiles of 4 rows ran each row and token's 8 vpdpbusd as one chain and
+// loaded the chunk again for each row. Not q8_0: at 2-4 tokens its step is bound by its reads, and
+// there the wide kernel (its far prefetch a whole group at once) was slower (benchmarks/README.md,
+// "Batched decode").
+inline constexpr int repacked_wide_tokens = 7;
+template <class Block, int NT>
+inline constexpr bool repacked_wide_small = NT >= 2 && NT <= 4 && std::is_same_v<Block, block_q4_0_r16>;
+template <class Block, int NT>
+inline constexpr int repacked_tile_rows = repacked_wide_small<Block, NT> ? 2
+                                          : NT <= 4                      ? 4
+                                          : NT <= 6                      ? 3
+                                                                         : 2;
 #else
-template <int NT>
+template <class Block, int NT>
 inline constexpr int repacked_tile_rows = 2;
 #endif
 
@@ -70,10 +83,6 @@ NEXTTOK_ALWAYS_INLINE inline void with_far_prefetch(const simd::prefetch_cursor&
 
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
 
-// Tiles of at least this many tokens (the wide tiles of batches of 7-8 and 16 sequences) take
-// repacked_range_wide below.
-inline constexpr int repacked_wide_tokens = 7;
-
 // Whether the NT activation rows x keep their per-block arrays at the same distances from r16_qs
 // (rows of one q8_activations do), so that a kernel can reach them from one address per token.
 inline std::uintptr_t as_address(const void* p) noexcept { return reinterpret_cast<std::uintptr_t>(p); }
@@ -90,13 +99,15 @@ inline bool r16_uniform(const q8_act_row* const* x) noexcept {
     return true;
 }
 
-// repacked_range for tiles of repacked_wide_tokens tokens or more: per group, the NR rows' chunks
-// first, then the chunks in turn, each token's activation chunk loaded once for all NR rows, so
-// that the NR x NT integer sums advance together; the accumulators stay in memory (a load, a
-// multiply-add and a store per group), and the group's far prefetch is a fixed run of lines where
-// the NR rows' group is whole lines. The same sums in the same order as repacked_range. Rows of
-// x with r16_uniform only. (q8_0, 480 rows of 2048 columns in L2, 8 tokens, 1 thread: 252-271 ->
-// 279-287 GOP/s; benchmarks/README.md, "Batched decode".)
+// repacked_range for tiles of repacked_wide_tokens tokens or more, and for repacked_wide_small's
+// tiles of 2 rows (not prefill's last tokens in tiles of 3 rows, whose chunks would not stay in
+// registers): per group, the NR rows' chunks first, then the chunks in turn, each token's
+// activation chunk loaded once for all NR rows, so that the NR x NT integer sums advance
+// together; the accumulators stay in memory (a load, a multiply-add and a store per group), and
+// the group's far prefetch is a fixed run of lines where the NR rows' group is whole lines. The
+// same sums in the same order as repacked_range. Rows of x with r16_uniform only. (q8_0, 480 rows
+// of 2048 columns in L2, 8 tokens, 1 thread: 252-271 -> 279-287 GOP/s; benchmarks/README.md,
+// "Batched decode".)
 template <int NR, int NT, class Block, class Unpack>
 inline void repacked_range_wide(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                                 float* acc, std::int64_t ld, simd::prefetch_cursor& pf, Unpack&& unpack) noexcept {
@@ -158,7 +169,7 @@ inline void repacked_range_wide(const Block* const* w, const q8_act_row* const* 
 template <int NR, int NT, class Block, class Unpack>
 inline void repacked_range(const Block* const* w, const q8_act_row* const* x, std::int64_t b0, std::int64_t b1,
                            float* acc, std::int64_t ld, simd::prefetch_cursor& pf, Unpack&& unpack) noexcept {
-    if constexpr (NT >= repacked_wide_tokens)
+    if constexpr (NT >= repacked_wide_tokens || (repacked_wide_small<Block, NT> && NR == 2))
         if (r16_uniform<NT>(x)) return repacked_range_wide<NR, NT>(w, x, b0, b1, acc, ld, pf, unpack);
     constexpr bool q8 = std::is_same_v<Block, block_q8_0_r16>;
     constexpr std::size_t group_bytes = 16 * sizeof(Block);
