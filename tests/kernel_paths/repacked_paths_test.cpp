@@ -87,7 +87,9 @@ using repacked_pairs =
     ::testing::Types<repacked_pair<block_q8_0, block_q8_0_r16>, repacked_pair<block_q4_0, block_q4_0_r16>>;
 TYPED_TEST_SUITE(repacked_paths, repacked_pairs);
 
-// 37 rows: register tiles of 4, 3 or 2 rows and single rows. 19 tokens: prefill groups of 12 and 7.
+// 37 rows: register tiles of 4, 3 or 2 rows and single rows. 19 tokens in one call: on Intel CPUs
+// prefill groups of 12 and 7; elsewhere with AVX-512 the decode tiles, of 8, 8 and 3 tokens
+// (detail/isa.hpp, cpu_int8_prefill_in_place).
 TYPED_TEST(repacked_paths, whole_groups_of_blocks) {
     NEXTTOK_REQUIRE_KERNEL_PATH();
     r16::check<typename TypeParam::block, typename TypeParam::repacked>(37, 1024, 19);

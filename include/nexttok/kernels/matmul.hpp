@@ -168,11 +168,15 @@ inline constexpr std::int64_t packed_rows_per_task = 48;
 // (benchmarks/README.md, as above). The outputs are the same, bitwise.
 inline constexpr std::int64_t dense_in_place_tokens = 16;
 // The same for weights with an int8 kernel: up to this many tokens, and with AVX-512 also two wide
-// tiles (batch 16: q8_0 94-95 -> 106 tokens/s against the prefill kernels; benchmarks/README.md, as above).
+// tiles (batch 16: q8_0 94-95 -> 106 tokens/s against the prefill kernels; benchmarks/README.md, as above),
+// or for repacked weights any number where the CPU runs prefill faster so (detail/isa.hpp,
+// cpu_int8_prefill_in_place).
 inline constexpr std::int64_t int8_in_place_tokens = 8;
-inline constexpr bool int8_in_place(std::int64_t n) noexcept {
+template <class W>
+inline bool int8_in_place(std::int64_t n) noexcept {
 #if defined(NEXTTOK_KERNELS_INT8_AVX512)
-    return n <= int8_in_place_tokens || n == 2 * wide_tile_tokens;
+    return n <= int8_in_place_tokens || n == 2 * wide_tile_tokens ||
+           (repacked_block<W> && ::nexttok::detail::isa::cpu_int8_prefill_in_place());
 #else
     return n <= int8_in_place_tokens;
 #endif
@@ -429,7 +433,7 @@ void matmul_group(std::span<const matmul_target> targets, const X* x, std::int64
                     begin, begin + (std::min(rows, 2 * r1 - r0) - r1) * stride * sizeof(W)};
             };
             if constexpr (kernel_detail::uses_int8<W>) {
-                if (kernel_detail::int8_in_place(n))
+                if (kernel_detail::int8_in_place<W>(n))
                     kernel_detail::row_block(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy);
                 else
                     kernel_detail::row_block_prefill(w, stride, r0, r1, cols, xq, 1, n, tg.y, tg.ldy, nullptr, nullptr,
