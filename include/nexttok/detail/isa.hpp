@@ -191,8 +191,8 @@ inline bool cpu_outer_prefill() noexcept { return cpu_is_intel(); }
 // prefill kernel's groups of 12 tokens by ranges of 2048 columns: not on Intel CPUs, where the decode
 // tiles were not measured for prefill. AMD Zen 5, 2 threads, 1.1B shape: every weight product of a
 // step of 128 tokens, q8_0 691 -> 443 ms, q4_0 848 -> 582 (12-256 tokens alike); the 128-token
-// prefill (nexttok_batch_bench) q8_0 159-191 -> 243-245 tokens/s, q4_0 159-194 -> 214-220. q4_k,
-// whose decode tiles are narrower, went from 164-183 to 149-158 and keeps the prefill kernel.
+// prefill (nexttok_batch_bench) q8_0 119-191 -> 232-245 tokens/s, q4_0 159-195 -> 214-223. q4_k
+// went from 164-183 to 149-158 by its decode tiles and keeps the prefill kernel.
 inline bool cpu_int8_prefill_in_place() noexcept { return !cpu_is_intel(); }
 
 // The paths of the kernels the translation unit's flags give, by name (tests/kernel_paths prints them).
